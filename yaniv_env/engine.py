@@ -1,0 +1,764 @@
+"""The Yaniv rules engine: a small mutable state and the functions that play it.
+
+No RL imports: the standard library and NumPy only. Typical use::
+
+    from yaniv_env import engine, PRESETS
+    state = engine.new_game(PRESETS["standard"], seed=7)
+    while state.phase != engine.GAME_OVER:
+        if state.phase == engine.ROUND_OVER:
+            engine.start_next_round(state)
+            continue
+        action = my_policy(engine.legal_actions(state))
+        engine.apply(state, action)          # mutates state; raises IllegalActionError
+    print(engine.ranking(state))
+
+A turn is split into decisions of the player in ``state.current``:
+
+* ``DISCARD``: call Yaniv (hand total ≤ ``call_max``) or lay one discard id;
+* ``DRAW``: draw from the stock or take a card from the *previous* discard (``state.top``,
+  of which ``state.takeable`` may be taken); the set just laid is ``state.pending``;
+* ``SLAM``: slam the drawn card down or pass (only when the rules allow it for that card);
+* ``ASAF`` (001): after a call, each other player in turn from the caller's left may
+  declare Asaf or pass; the first declaration starts the duel;
+* ``BLAST`` (001): between turns, the player holding the cards that complete the discard
+  into four of a kind may Blast or pass;
+* ``ROUND_OVER``: ``state.round_result`` holds the round's outcome; call
+  :func:`start_next_round`. ``GAME_OVER``: :func:`ranking` gives the final places.
+
+All randomness (shuffles, lots) comes from ``state.rng``, the one ``np.random.Generator``
+made from the seed. An illegal action raises :class:`IllegalActionError` (a
+``ValueError``) before anything changes.
+
+Public information is tracked as play goes: ``state.known[seat]`` lists the cards that
+seat is known to hold (taken from a discard and not yet thrown), ``state.pile`` the cards
+out of play, hand sizes and scores are public. :func:`public_view` gathers them for a seat.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .actions import (
+    ASAF,
+    BLAST,
+    CALL_YANIV,
+    DISCARD_BASE,
+    DRAW_STOCK,
+    PASS,
+    SLAM,
+    TAKE_BASE,
+    ActionTable,
+    Discard,
+    action_table,
+)
+from .cards import JOKER, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
+from .rules import Rules
+
+DISCARD, DRAW, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE, ROUND_OVER, GAME_OVER = range(7)
+PHASE_NAMES = ("discard", "draw", "slam", "asaf", "blast", "round_over", "game_over")
+NUM_DECISION_PHASES = 5
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state; the state is unchanged."""
+
+
+@dataclass
+class RoundResult:
+    """How a round ended and what it did to the scores."""
+
+    reason: str
+    """``yaniv`` (a call), ``empty_hand`` (001), or ``draw`` (stock exhausted / turn limit)."""
+    caller: int | None
+    challenger: int | None
+    caller_beaten: bool
+    hand_totals: list[int | None]
+    """Each seat's hand total at the end (``None`` for seats already out)."""
+    points: list[int]
+    """Points each seat added this round, before milestones."""
+    winners: list[int]
+    scores: list[int]
+    """Totals after points, milestones and elimination checks."""
+    eliminated: list[int] = field(default_factory=list)
+    truncated: bool = False
+    """The round hit ``turn_limit``."""
+
+
+def hand_value(hand: Sequence[int]) -> int:
+    """Yaniv total of a hand of card kinds."""
+    return sum([YANIV_VALUE[k] for k in hand])
+
+
+class State:
+    """The whole game. Fields are public for reading; change them only through
+    :func:`apply` and :func:`start_next_round` (or build positions with :func:`from_position`).
+    """
+
+    __slots__ = (
+        "rules", "table", "rng", "num_players", "scores", "alive", "out_round", "hands", "known",
+        "stock", "pile", "top", "takeable", "take_ids", "top_flashed", "pending", "drawn",
+        "drawn_from_stock", "phase", "current", "turn_player", "caller", "asaf_queue",
+        "blast_cards", "round_index", "round_turns", "turns", "first_player", "next_first",
+        "round_result", "game_truncated", "last_action", "draw_ends_round",
+    )  # fmt: skip
+
+    def copy(self, rng: np.random.Generator | None = None) -> State:
+        """An independent copy (for search). The copy's generator is ``rng`` if given,
+        else a copy of this one (same future draws)."""
+        new = State.__new__(State)
+        for name in State.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.rng = copy.deepcopy(self.rng) if rng is None else rng
+        new.scores = list(self.scores)
+        new.alive = list(self.alive)
+        new.out_round = list(self.out_round)
+        new.hands = [list(h) for h in self.hands]
+        new.known = [list(k) for k in self.known]
+        new.stock = list(self.stock)
+        new.pile = list(self.pile)
+        new.top = list(self.top)
+        new.asaf_queue = list(self.asaf_queue)
+        return new
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    def __repr__(self) -> str:
+        hands = "; ".join(f"P{i}: {cards_name(h)}" for i, h in enumerate(self.hands))
+        return (f"State({self.rules.name}, round {self.round_index}, {self.phase_name}, P{self.current} to act, "
+                f"scores {self.scores}, top {cards_name(self.top)}, {hands})")
+
+
+# -- setting up ---------------------------------------------------------------------
+
+
+def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
+    s = State.__new__(State)
+    n = rules.num_players
+    s.rules = rules
+    s.table = action_table(rules)
+    s.rng = rng
+    s.num_players = n
+    s.scores = [0] * n
+    s.alive = [True] * n
+    s.out_round = [-1] * n
+    s.hands = [[] for _ in range(n)]
+    s.known = [[] for _ in range(n)]
+    s.stock, s.pile, s.top = [], [], []
+    s.takeable, s.take_ids = (), ()
+    s.top_flashed = False
+    s.pending = None
+    s.drawn, s.drawn_from_stock = -1, False
+    s.phase, s.current, s.turn_player = DISCARD, 0, 0
+    s.caller = None
+    s.asaf_queue, s.blast_cards = [], ()
+    s.round_index, s.round_turns, s.turns = 0, 0, 0
+    s.first_player = s.next_first = 0
+    s.round_result = None
+    s.game_truncated = False
+    s.last_action = None
+    s.draw_ends_round = False
+    return s
+
+
+def _rng(seed, rng) -> np.random.Generator:
+    if rng is not None:
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        return rng
+    return np.random.default_rng(seed)
+
+
+def new_game(rules: Rules, seed: int | None = None, rng: np.random.Generator | None = None) -> State:
+    """A new game, first round dealt. The first player is drawn by lots."""
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
+    s = _empty_state(rules, _rng(seed, rng))
+    s.first_player = int(s.rng.integers(rules.num_players))
+    _deal(s)
+    return s
+
+
+def _deal(s: State) -> None:
+    rules = s.rules
+    deck = np.array(standard_deck(rules.jokers_per_deck, rules.num_decks))
+    stock = s.rng.permutation(deck).tolist()
+    n = s.num_players
+    s.hands = [[] for _ in range(n)]
+    s.known = [[] for _ in range(n)]
+    seats = [(s.first_player + i) % n for i in range(n)]
+    seats = [p for p in seats if s.alive[p]]
+    for _ in range(rules.hand_size):  # one card at a time, from the first player
+        for p in seats:
+            s.hands[p].append(stock.pop())
+    s.stock = stock
+    s.pile = []
+    _set_top(s, [stock.pop()], None)
+    s.pending = None
+    s.round_turns = 0
+    s.round_result = None
+    s.caller = None
+    s.asaf_queue = []
+    s.draw_ends_round = False
+    s.current = s.turn_player = s.first_player
+    s.phase = DISCARD
+    _offer_blast(s)
+
+
+def _set_top(s: State, cards: list[int], discard: Discard | None) -> None:
+    """Put ``cards`` on top of the pile; what may be taken follows the rules."""
+    s.top = cards
+    if discard is not None:
+        s.takeable = discard.takeable
+    else:
+        s.takeable = _takeable_of(s.rules, cards)
+    s.take_ids = tuple(TAKE_BASE + k for k in s.takeable)
+    s.top_flashed = False
+
+
+def _takeable_of(rules: Rules, cards: list[int]) -> tuple[int, ...]:
+    """What may be taken from ``cards`` laid in this order (a set, a run or one card)."""
+    if len(cards) == 1:
+        return (cards[0],)
+    natural = [k for k in cards if k != JOKER]
+    is_set = len(natural) == len(cards) and len({RANK[k] for k in natural}) == 1
+    pickup = rules.set_pickup if is_set else rules.run_pickup
+    if pickup == "any":
+        return tuple(sorted(set(cards)))
+    if pickup == "top":
+        return (cards[-1],)
+    return tuple(sorted({cards[0], cards[-1]}))
+
+
+def from_position(
+    rules: Rules,
+    hands: Sequence[Sequence[int]],
+    top: Sequence[int],
+    *,
+    stock: Sequence[int] | None = None,
+    pile: Sequence[int] = (),
+    takeable: Sequence[int] | None = None,
+    current: int = 0,
+    scores: Sequence[int] | None = None,
+    alive: Sequence[bool] | None = None,
+    known: Sequence[Sequence[int]] | None = None,
+    round_index: int = 0,
+    seed: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> State:
+    """A position at the start of ``current``'s turn (``DISCARD`` phase).
+
+    ``hands``: card kinds per seat (an eliminated seat holds none); ``top``: the previous
+    discard as laid (``takeable`` defaults to what the rules let the next player take from
+    it); ``stock``: the stock, its last element drawn first (default: the rest of the deck,
+    shuffled by ``seed``); ``pile``: cards out of play below the top set; ``known``: cards
+    each seat is known to hold. Every card of the deck must be in exactly one place.
+    """
+    s = _empty_state(rules, _rng(seed, rng))
+    n = rules.num_players
+    if len(hands) != n:
+        raise ValueError(f"hands: {len(hands)} hands given for {n} players")
+    s.alive = [True] * n if alive is None else [bool(a) for a in alive]
+    if len(s.alive) != n or sum(s.alive) < 2:
+        raise ValueError(f"alive: need {n} flags with at least two players in, got {alive!r}")
+    s.hands = [[int(k) for k in h] for h in hands]
+    for p, h in enumerate(s.hands):
+        if len(h) > rules.hand_size:
+            raise ValueError(f"hands[{p}]: {len(h)} cards, more than the hand size {rules.hand_size}")
+        if not s.alive[p] and h:
+            raise ValueError(f"hands[{p}]: seat {p} is out of the game and holds no cards")
+    if not top:
+        raise ValueError("top: the previous discard needs at least one card")
+    deck = Counter(standard_deck(rules.jokers_per_deck, rules.num_decks))
+    placed = Counter(k for h in s.hands for k in h) + Counter(top) + Counter(pile)
+    extra = placed - deck
+    if extra:
+        raise ValueError(f"cards not in the deck (or placed twice): {cards_name(sorted(extra.elements()))}")
+    rest = sorted((deck - placed).elements())
+    if stock is None:
+        stock = s.rng.permutation(np.array(rest, dtype=np.int64)).tolist() if rest else []
+    elif Counter(stock) != deck - placed:
+        raise ValueError(f"stock: must hold exactly the cards placed nowhere else: {cards_name(rest)}")
+    s.stock = [int(k) for k in stock]
+    s.pile = [int(k) for k in pile]
+    _set_top(s, [int(k) for k in top], None)
+    if takeable is not None:
+        takeable = tuple(sorted({int(k) for k in takeable}))
+        if not takeable or not set(takeable) <= set(top):
+            raise ValueError(f"takeable: {cards_name(takeable)} must be cards of the top set {cards_name(top)}")
+        s.takeable = takeable
+        s.take_ids = tuple(TAKE_BASE + k for k in takeable)
+    if not (0 <= current < n and s.alive[current]):
+        raise ValueError(f"current: seat {current} is not a player in the game")
+    s.current = s.turn_player = s.first_player = current
+    if scores is not None:
+        if len(scores) != n:
+            raise ValueError(f"scores: {len(scores)} scores for {n} players")
+        s.scores = [int(v) for v in scores]
+    if known is not None:
+        if len(known) != n:
+            raise ValueError(f"known: {len(known)} lists for {n} players")
+        for p, ks in enumerate(known):
+            if Counter(ks) - Counter(s.hands[p]):
+                raise ValueError(f"known[{p}]: {cards_name(ks)} are not all in that hand")
+        s.known = [[int(k) for k in ks] for ks in known]
+    s.round_index = round_index
+    s.out_round = [-1 if a else max(round_index - 1, 0) for a in s.alive]
+    s.phase = DISCARD
+    return s
+
+
+# -- legal moves ----------------------------------------------------------------------
+
+
+def legal_actions(s: State) -> list[int]:
+    """Sorted ids of every legal action for ``s.current`` (empty between rounds)."""
+    phase = s.phase
+    if phase == DISCARD:
+        hand = s.hands[s.current]
+        acts = s.table.legal_discards(hand)
+        if hand_value(hand) <= s.rules.call_max:
+            acts.insert(0, CALL_YANIV)
+        return acts
+    if phase == DRAW:
+        return [DRAW_STOCK, *s.take_ids] if s.stock else list(s.take_ids)
+    if phase == SLAM_PHASE:
+        return [SLAM, PASS]
+    if phase == ASAF_PHASE:
+        return [ASAF, PASS]
+    if phase == BLAST_PHASE:
+        return [BLAST, PASS]
+    return []
+
+
+def legal_mask(s: State) -> np.ndarray:
+    """The legal actions as an ``int8`` mask of length ``table.num_actions``."""
+    mask = np.zeros(s.table.num_actions, dtype=np.int8)
+    mask[legal_actions(s)] = 1
+    return mask
+
+
+# -- playing --------------------------------------------------------------------------
+
+
+def _illegal(s: State, action: int, why: str) -> IllegalActionError:
+    return IllegalActionError(
+        f"illegal action {action} ({_safe_name(s.table, action)}) for player {s.current} "
+        f"in the {s.phase_name} phase: {why}"
+    )
+
+
+def _safe_name(table: ActionTable, action) -> str:
+    try:
+        return table.name(action)
+    except ValueError:
+        return "not an action id"
+
+
+def apply(s: State, action: int) -> None:
+    """Play ``action`` for ``s.current``, mutating ``s``. Raises :class:`IllegalActionError`
+    (leaving ``s`` unchanged) if the action is not legal."""
+    try:
+        action = s.table.check_id(action)
+    except ValueError as e:
+        raise IllegalActionError(str(e)) from None
+    phase = s.phase
+    if phase == DISCARD:
+        _apply_discard(s, action)
+    elif phase == DRAW:
+        _apply_draw(s, action)
+    elif phase == SLAM_PHASE:
+        _apply_slam(s, action)
+    elif phase == ASAF_PHASE:
+        _apply_asaf(s, action)
+    elif phase == BLAST_PHASE:
+        _apply_blast(s, action)
+    else:
+        raise _illegal(s, action, "no decision is pending (start the next round or the game is over)")
+
+
+def _remove(hand: list[int], cards) -> list[int] | None:
+    """``hand`` without ``cards`` (a new list), or None if the hand lacks one of them."""
+    rest = list(hand)
+    try:
+        for k in cards:
+            rest.remove(k)
+    except ValueError:
+        return None
+    return rest
+
+
+def _forget(known: list[int], cards) -> None:
+    for k in cards:
+        if k in known:
+            known.remove(k)
+
+
+def _apply_discard(s: State, action: int) -> None:
+    p = s.current
+    hand = s.hands[p]
+    if action == CALL_YANIV:
+        total = hand_value(hand)
+        if total > s.rules.call_max:
+            raise _illegal(s, action, f"hand total {total} is above the call limit {s.rules.call_max}")
+        s.last_action = (p, action)
+        s.turns += 1
+        s.caller = p
+        if s.rules.challenge == "asaf":
+            n = s.num_players
+            s.asaf_queue = [(p + i) % n for i in range(1, n) if s.alive[(p + i) % n]]
+            s.phase = ASAF_PHASE
+            s.current = s.asaf_queue[0]
+        else:
+            _end_round(s, "yaniv", caller=p)
+        return
+    if action < DISCARD_BASE:
+        raise _illegal(s, action, "discard a card or set, or call Yaniv")
+    d = s.table.discards[action - DISCARD_BASE]
+    rest = _remove(hand, d.cards)
+    if rest is None:
+        raise _illegal(s, action, f"the hand {cards_name(hand)} does not hold {cards_name(d.cards)}")
+    s.hands[p] = rest
+    _forget(s.known[p], d.cards)
+    s.pending = d
+    s.last_action = (p, action)
+    if not rest and s.rules.empty_hand_wins:
+        s.pile.extend(s.top)
+        _set_top(s, list(d.cards), d)
+        s.turns += 1
+        _end_round(s, "empty_hand", empty=p)
+        return
+    s.phase = DRAW
+
+
+def _apply_draw(s: State, action: int) -> None:
+    p = s.current
+    if action == DRAW_STOCK:
+        if not s.stock:
+            raise _illegal(s, action, "the stock is empty")
+        card = s.stock.pop()
+        from_stock = True
+    elif TAKE_BASE <= action < DISCARD_BASE and action in s.take_ids:
+        card = action - TAKE_BASE
+        s.top.remove(card)
+        s.known[p].append(card)
+        from_stock = False
+    else:
+        raise _illegal(s, action, f"draw from the stock or take one of {cards_name(s.takeable)}")
+    s.last_action = (p, action)
+    s.hands[p].append(card)
+    s.pile.extend(s.top)
+    d = s.pending
+    _set_top(s, list(d.cards), d)
+    s.pending = None
+    if not s.stock:
+        if s.rules.stock_exhaustion == "reshuffle":
+            s.stock = s.rng.permutation(np.array(s.pile, dtype=np.int64)).tolist() if s.pile else []
+            s.pile = []
+        else:
+            s.draw_ends_round = True
+    rules = s.rules
+    if (
+        rules.slam != "none"
+        and card != JOKER
+        and RANK[card] == d.rank
+        and (d.type == "single" or (d.type == "set" and rules.slam == "same_rank"))
+        and (from_stock or not rules.slam_from_stock_only)
+    ):
+        s.drawn, s.drawn_from_stock = card, from_stock
+        s.phase = SLAM_PHASE
+        return
+    _end_turn(s)
+
+
+def _apply_slam(s: State, action: int) -> None:
+    p = s.current
+    if action == SLAM:
+        card = s.drawn
+        s.hands[p].remove(card)
+        _forget(s.known[p], (card,))
+        s.top.append(card)
+        _set_top(s, s.top, None)
+        s.top_flashed = True
+        s.last_action = (p, action)
+        if not s.hands[p] and s.rules.empty_hand_wins:
+            s.turns += 1
+            _end_round(s, "empty_hand", empty=p)
+            return
+    elif action == PASS:
+        s.last_action = (p, action)
+    else:
+        raise _illegal(s, action, "slam down the drawn card or pass")
+    _end_turn(s)
+
+
+def _end_turn(s: State) -> None:
+    s.turns += 1
+    s.round_turns += 1
+    s.drawn = -1
+    if s.draw_ends_round:
+        _end_round(s, "draw")
+        return
+    if s.round_turns >= s.rules.turn_limit:
+        _end_round(s, "draw", truncated=True)
+        return
+    s.turn_player = s.current = _next_alive(s, s.turn_player)
+    s.phase = DISCARD
+    _offer_blast(s)
+
+
+def _next_alive(s: State, seat: int) -> int:
+    n = s.num_players
+    for i in range(1, n + 1):
+        if s.alive[(seat + i) % n]:
+            return (seat + i) % n
+    raise AssertionError("no player left")
+
+
+def _offer_blast(s: State) -> None:
+    """Between turns (001): offer a Blast to the player who can complete the discard."""
+    if not s.rules.blast or s.top_flashed or len(s.top) >= 4:
+        return
+    rank = RANK[s.top[0]]
+    if rank < 0 or any(RANK[k] != rank for k in s.top):
+        return
+    missing = [suit * NUM_RANKS + rank for suit in range(4) if suit * NUM_RANKS + rank not in s.top]
+    for seat in range(s.num_players):
+        hand = s.hands[seat]
+        if s.alive[seat] and all(k in hand for k in missing):
+            s.blast_cards = tuple(missing)
+            s.current = seat
+            s.phase = BLAST_PHASE
+            return
+
+
+def _apply_blast(s: State, action: int) -> None:
+    p = s.current
+    if action == BLAST:
+        s.hands[p] = _remove(s.hands[p], s.blast_cards)
+        _forget(s.known[p], s.blast_cards)
+        _set_top(s, s.top + list(s.blast_cards), None)
+        s.last_action = (p, action)
+        if not s.hands[p] and s.rules.empty_hand_wins:
+            _end_round(s, "empty_hand", empty=p)
+            return
+    elif action == PASS:
+        s.last_action = (p, action)
+    else:
+        raise _illegal(s, action, "Blast or pass")
+    s.blast_cards = ()
+    s.current = s.turn_player
+    s.phase = DISCARD
+
+
+def _apply_asaf(s: State, action: int) -> None:
+    p = s.current
+    if action == ASAF:
+        s.last_action = (p, action)
+        _end_round(s, "yaniv", caller=s.caller, challenger=p)
+    elif action == PASS:
+        s.last_action = (p, action)
+        s.asaf_queue.pop(0)
+        if s.asaf_queue:
+            s.current = s.asaf_queue[0]
+        else:
+            _end_round(s, "yaniv", caller=s.caller)
+    else:
+        raise _illegal(s, action, "declare Asaf or pass")
+
+
+# -- round and game end ---------------------------------------------------------------
+
+
+def _end_round(
+    s: State,
+    reason: str,
+    caller: int | None = None,
+    challenger: int | None = None,
+    empty: int | None = None,
+    truncated: bool = False,
+) -> None:
+    rules = s.rules
+    n = s.num_players
+    seats = [p for p in range(n) if s.alive[p]]
+    totals: list[int | None] = [hand_value(s.hands[p]) if s.alive[p] else None for p in range(n)]
+    points = [0] * n
+    winners: list[int] = []
+    beaten = False
+    if reason == "yaniv":
+        others = [p for p in seats if p != caller]
+        if rules.challenge == "asaf":
+            if challenger is not None and totals[challenger] <= totals[caller]:
+                winner, loser = challenger, caller
+                beaten = True
+            else:
+                winner, loser = caller, challenger
+            winners = [winner]
+            for p in others:
+                points[p] = totals[p]
+            if loser is not None:
+                points[loser] = totals[loser] + rules.penalty
+            points[winner] = 0
+        else:
+            low = min(totals[p] for p in others)
+            if low <= totals[caller]:
+                beaten = True
+                winners = [p for p in others if totals[p] == low]
+                for p in others:
+                    points[p] = totals[p]
+                if rules.beaten_winners_score == "zero":
+                    for p in winners:
+                        points[p] = 0
+                points[caller] = totals[caller] + rules.penalty
+            else:
+                winners = [caller]
+                for p in others:
+                    points[p] = totals[p]
+    elif reason == "empty_hand":
+        winners = [empty]
+        for p in seats:
+            if p != empty:
+                points[p] = totals[p]
+    scores = s.scores
+    for p in seats:
+        if points[p] > 0:
+            scores[p] = _milestone(rules, scores[p] + points[p])
+    eliminated: list[int] = []
+    limit = rules.score_limit
+    passed = [p for p in seats if scores[p] > limit or (rules.limit_inclusive and scores[p] >= limit)]
+    rounds_played = s.round_index + 1
+    game_over = False
+    if rules.game_end == "last_standing":
+        for p in passed:
+            s.alive[p] = False
+            s.out_round[p] = s.round_index
+            eliminated.append(p)
+        game_over = sum(s.alive) <= 1
+    else:
+        game_over = bool(passed)
+        if rules.rounds_per_player is not None and rounds_played >= rules.rounds_per_player * n:
+            game_over = True
+    if not game_over and rounds_played >= rules.round_limit:
+        game_over = True
+        s.game_truncated = True
+    s.round_result = RoundResult(
+        reason=reason,
+        caller=caller,
+        challenger=challenger,
+        caller_beaten=beaten,
+        hand_totals=totals,
+        points=points,
+        winners=winners,
+        scores=list(scores),
+        eliminated=eliminated,
+        truncated=truncated,
+    )
+    if not game_over:
+        # The round winner starts; lots among tied winners; after a drawn round, the
+        # seat after this round's first player.
+        if len(winners) > 1:
+            nxt = winners[int(s.rng.integers(len(winners)))]
+        else:
+            nxt = winners[0] if winners else _next_alive(s, s.first_player)
+        s.next_first = nxt if s.alive[nxt] else _next_alive(s, nxt)
+    s.pending = None
+    s.phase = GAME_OVER if game_over else ROUND_OVER
+
+
+def _milestone(rules: Rules, total: int) -> int:
+    kind = rules.milestone
+    if kind == "none":
+        return total
+    if kind == "table":
+        return dict(rules.milestone_table).get(total, total)
+    if total > 0 and total % rules.milestone_every == 0:
+        return total // 2 if kind == "halve" else total - rules.milestone_subtract
+    return total
+
+
+def start_next_round(s: State) -> None:
+    """Deal the next round (after ``ROUND_OVER``); the round winner (lots among tied
+    winners) plays first."""
+    if s.phase != ROUND_OVER:
+        raise IllegalActionError(f"the round is not over (phase {s.phase_name})")
+    s.round_index += 1
+    s.first_player = s.next_first
+    _deal(s)
+
+
+def ranking(s: State) -> list[int]:
+    """Each seat's place (0 = first), ties sharing the better place. Meaningful at any
+    time; final once the game is over. ``last_standing``: players still in rank first,
+    then the later a player went out the better; ties by lower score."""
+    if s.rules.game_end == "last_standing":
+        keys = [(0 if s.alive[p] else 1, -s.out_round[p], s.scores[p]) for p in range(s.num_players)]
+    else:
+        keys = [(s.scores[p],) for p in range(s.num_players)]
+    return [sum(1 for q in keys if q < k) for k in keys]
+
+
+def is_over(s: State) -> bool:
+    return s.phase == GAME_OVER
+
+
+def scores(s: State) -> list[int]:
+    """Cumulative scores (a copy)."""
+    return list(s.scores)
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """What ``seat`` knows: its own hand and everything public, seats in absolute order."""
+
+    seat: int
+    hand: tuple[int, ...]
+    known: tuple[tuple[int, ...], ...]
+    """Cards each seat is known to hold (taken from a discard, not yet thrown)."""
+    hand_sizes: tuple[int, ...]
+    top: tuple[int, ...]
+    takeable: tuple[int, ...]
+    pending: tuple[int, ...]
+    out_of_play: tuple[int, ...]
+    """Discarded cards that cannot come back this round: the pile below the top set."""
+    stock_size: int
+    scores: tuple[int, ...]
+    alive: tuple[bool, ...]
+    phase: int
+    current: int
+    turn_player: int
+
+
+def public_view(s: State, seat: int) -> PublicView:
+    """The information available to ``seat``; nothing hidden from it is included."""
+    return PublicView(
+        seat=seat,
+        hand=tuple(s.hands[seat]),
+        known=tuple(tuple(k) for k in s.known),
+        hand_sizes=tuple(len(h) for h in s.hands),
+        top=tuple(s.top),
+        takeable=tuple(s.takeable),
+        pending=tuple(s.pending.cards) if s.pending is not None else (),
+        out_of_play=tuple(s.pile),
+        stock_size=len(s.stock),
+        scores=tuple(s.scores),
+        alive=tuple(s.alive),
+        phase=s.phase,
+        current=s.current,
+        turn_player=s.turn_player,
+    )
+
+
+def all_cards(s: State) -> Counter:
+    """Every card in every place (for conservation checks)."""
+    c = Counter(s.stock) + Counter(s.pile) + Counter(s.top)
+    for h in s.hands:
+        c.update(h)
+    if s.pending is not None and s.phase == DRAW:
+        c.update(s.pending.cards)
+    return c
