@@ -13,6 +13,19 @@ __version__ = "0.1.0"
 __all__ = ["PRESETS", "PRESET_SOURCES", "Rules", "get_rules", "env", "raw_env", "__version__"]
 
 
+def _register() -> None:
+    import gymnasium
+    from pettingzoo.env_registry.registration import aec_registry, register
+
+    if "yaniv_env/Yaniv-v0" not in gymnasium.registry:
+        gymnasium.register(id="yaniv_env/Yaniv-v0", entry_point="yaniv_env.gym_env:YanivGymEnv")
+    if "yaniv_env/Yaniv-v0" not in aec_registry:
+        register("aec", "yaniv_env/Yaniv-v0", entry_point="yaniv_env.yaniv_aec:env")
+
+
+_register()
+
+
 def __getattr__(name: str):
     # Keep ``import yaniv_env`` free of RL libraries until the environment is asked for.
     if name in ("env", "raw_env"):

@@ -255,8 +255,10 @@ class ActionTable:
         if takeable is not None:
             found = self._id_by_move.get((key, tuple(sorted(set(int(c) for c in takeable)))))
             if found is None:
-                raise ValueError(f"no discard of {cards_name(key)} leaving {cards_name(sorted(set(takeable)))} to take "
-                                 f"under the {self.rules.name!r} rules")
+                raise ValueError(
+                    f"no discard of {cards_name(key)} leaving {cards_name(sorted(set(takeable)))} to take "
+                    f"under the {self.rules.name!r} rules"
+                )
             return found
         matches = [i for (cards_key, _), i in self._id_by_move.items() if cards_key == key]
         if not matches:
@@ -300,7 +302,9 @@ class ActionTable:
             raise ValueError(f"an action is an int id, got {action!r}")
         action = int(action)
         if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action} is out of range 0..{self.num_actions - 1} for the {self.rules.name!r} rules")
+            raise ValueError(
+                f"action {action} is out of range 0..{self.num_actions - 1} for the {self.rules.name!r} rules"
+            )
         return action
 
 

@@ -131,8 +131,10 @@ class State:
 
     def __repr__(self) -> str:
         hands = "; ".join(f"P{i}: {cards_name(h)}" for i, h in enumerate(self.hands))
-        return (f"State({self.rules.name}, round {self.round_index}, {self.phase_name}, P{self.current} to act, "
-                f"scores {self.scores}, top {cards_name(self.top)}, {hands})")
+        return (
+            f"State({self.rules.name}, round {self.round_index}, {self.phase_name}, P{self.current} to act, "
+            f"scores {self.scores}, top {cards_name(self.top)}, {hands})"
+        )
 
 
 # -- setting up ---------------------------------------------------------------------

@@ -181,9 +181,20 @@ class Rules:
         for option, allowed in choices.items():
             if getattr(self, option) not in allowed:
                 bad(option, f"{getattr(self, option)!r} is not one of {', '.join(allowed)}")
-        ints = ("num_players", "jokers_per_deck", "decks", "hand_size", "call_max", "penalty",
-                "run_min", "milestone_every", "milestone_subtract", "score_limit",
-                "turn_limit", "round_limit")
+        ints = (
+            "num_players",
+            "jokers_per_deck",
+            "decks",
+            "hand_size",
+            "call_max",
+            "penalty",
+            "run_min",
+            "milestone_every",
+            "milestone_subtract",
+            "score_limit",
+            "turn_limit",
+            "round_limit",
+        )
         for option in ints:
             value = getattr(self, option)
             if not isinstance(value, int) or isinstance(value, bool):
@@ -209,8 +220,11 @@ class Rules:
         if self.max_players is not None and self.num_players > self.max_players:
             bad("num_players", f"{self.num_players} players, but these rules allow at most {self.max_players}")
         if self.num_players * self.hand_size + 2 > self.deck_size:
-            bad("num_players", f"{self.num_players} players × {self.hand_size} cards need more than "
-                f"the {self.deck_size} cards of {self.num_decks} deck(s) (a face-up card and a stock card are needed too)")
+            bad(
+                "num_players",
+                f"{self.num_players} players × {self.hand_size} cards need more than "
+                f"the {self.deck_size} cards of {self.num_decks} deck(s) (a face-up card and a stock card are needed too)",
+            )
         if self.blast and self.num_decks != 1:
             bad("blast", "Blast completes a four of a kind and is only defined with one deck")
         if self.milestone == "table":
@@ -218,8 +232,11 @@ class Rules:
                 bad("milestone_table", "milestone 'table' needs at least one (total, new total) pair")
         if self.milestone_table:
             for pair in self.milestone_table:
-                if (not isinstance(pair, tuple) or len(pair) != 2
-                        or not all(isinstance(v, int) and v >= 0 for v in pair)):
+                if (
+                    not isinstance(pair, tuple)
+                    or len(pair) != 2
+                    or not all(isinstance(v, int) and v >= 0 for v in pair)
+                ):
                     bad("milestone_table", f"entries must be (total, new total) pairs of ints ≥ 0, got {pair!r}")
             if self.milestone != "table":
                 bad("milestone_table", f"is only used with milestone='table' (milestone is {self.milestone!r})")

@@ -1,0 +1,37 @@
+"""The ``yaniv`` command line: ``yaniv train | eval | play | replay | bench``.
+
+Each subcommand lives in its own module and takes the rest of the arguments:
+``training.train``, ``training.evaluate``, ``yaniv_env.play``, ``yaniv_env.replay``,
+``yaniv_env.bench``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "train": ("training.train", "train an agent (MaskablePPO, self-play league)"),
+    "eval": ("training.evaluate", "evaluate agents against each other with confidence intervals"),
+    "play": ("yaniv_env.play", "play in the terminal against agents"),
+    "replay": ("yaniv_env.replay", "replay a recorded game step by step"),
+    "bench": ("yaniv_env.bench", "measure engine and environment speed"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+        print("usage: yaniv {" + ",".join(COMMANDS) + "} [options]\n")
+        for name, (_, help_text) in COMMANDS.items():
+            print(f"  {name:<8}{help_text}")
+        if argv and argv[0] not in ("-h", "--help"):
+            print(f"\nunknown command {argv[0]!r}", file=sys.stderr)
+            return 2
+        return 0
+    module = importlib.import_module(COMMANDS[argv[0]][0])
+    return int(module.main(argv[1:]) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

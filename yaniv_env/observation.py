@@ -1,0 +1,223 @@
+"""The observation vector, built from named pieces, always from the acting player's seat.
+
+Seats in every per-player piece are relative: index 0 is the observer, 1 the next player
+in turn order, and so on. Card pieces are count vectors over the 53 card kinds
+(``yaniv_env.cards``: ``kind = suit * 13 + rank``, 52 = joker); with two decks a count
+can be 2 (4 for jokers).
+
+Index table (``K = 53`` kinds, ``n`` players; ``ObservationLayout(rules).table()`` prints
+the offsets for a given rule set):
+
+=================  ==========  =========================================================
+piece              size        meaning
+=================  ==========  =========================================================
+hand               K           the observer's cards
+takeable           K           cards the observer may take (or, before it discards, will
+                               be able to take) from the previous discard
+top                K           every card of the previous discard
+pending            K           the set the observer just laid (draw and slam phases)
+drawn              K           the card just drawn (slam phase)
+known              (n-1)·K     cards each opponent is known to hold (taken from a
+                               discard, not yet thrown), next player first
+out_of_play        K           discarded cards below the top set (out until a reshuffle)
+hand_sizes         n           cards in each hand / hand_size
+scores             n           each total / score_limit
+alive              n           1 for players still in the game
+turn_player        n           one-hot: whose turn it is (differs from the observer in
+                               the Asaf and Blast decisions)
+caller             n           one-hot: who called Yaniv (Asaf phase)
+stock              1           cards in the stock / deck size
+round_progress     1           turns played this round / turn_limit
+phase              5           one-hot: discard, draw, slam, asaf, blast
+rules              22          the rule values that differ between presets (see
+                               :func:`rules_vector`), so one network can see the rules
+=================  ==========  =========================================================
+
+Nothing hidden from the observer enters its observation: opponents' cards appear only
+through ``known``, and the stock only by its size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cards import NUM_KINDS
+from .engine import ASAF_PHASE, DRAW, NUM_DECISION_PHASES, SLAM_PHASE, State
+from .rules import Rules
+
+RULES_VECTOR_SIZE = 22
+
+
+def rules_vector(rules: Rules) -> np.ndarray:
+    """The rule options that differ between presets, scaled to about [0, 1]."""
+    v = [
+        rules.call_max / 10,
+        rules.num_decks - 1,
+        rules.jokers_per_deck / 2,
+        rules.challenge == "asaf",
+        rules.beaten_winners_score == "hand",
+        rules.max_run_jokers / 4,
+        rules.run_jokers_at_ends,
+        rules.set_pickup == "any",
+        rules.set_pickup == "top",
+        rules.set_pickup == "ends",
+        rules.run_pickup == "any",
+        rules.slam == "single",
+        rules.slam == "same_rank",
+        rules.slam_from_stock_only,
+        rules.blast,
+        rules.empty_hand_wins,
+        rules.milestone == "halve",
+        rules.milestone == "subtract",
+        rules.milestone == "table",
+        rules.game_end == "first_to_limit",
+        rules.score_limit / 200,
+        rules.penalty / 30,
+    ]
+    return np.array(v, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class Piece:
+    name: str
+    start: int
+    size: int
+    high: float
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.start + self.size)
+
+
+class ObservationLayout:
+    """Offsets of the named pieces for one rule set, and the builder."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        n = rules.num_players
+        K = NUM_KINDS
+        max_count = float(max(rules.num_decks, rules.num_jokers, 1))
+        score_high = (rules.score_limit + rules.penalty + 10 * rules.hand_size) / rules.score_limit
+        sizes = [
+            ("hand", K, max_count),
+            ("takeable", K, max_count),
+            ("top", K, max_count),
+            ("pending", K, max_count),
+            ("drawn", K, 1.0),
+            ("known", (n - 1) * K, max_count),
+            ("out_of_play", K, max_count),
+            ("hand_sizes", n, 1.0),
+            ("scores", n, score_high),
+            ("alive", n, 1.0),
+            ("turn_player", n, 1.0),
+            ("caller", n, 1.0),
+            ("stock", 1, 1.0),
+            ("round_progress", 1, 1.0),
+            ("phase", NUM_DECISION_PHASES, 1.0),
+            ("rules", RULES_VECTOR_SIZE, max(1.0, float(rules_vector(rules).max()))),
+        ]
+        self.pieces: dict[str, Piece] = {}
+        start = 0
+        for name, size, high in sizes:
+            self.pieces[name] = Piece(name, start, size, high)
+            start += size
+        self.size = start
+        self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.pieces.values()])
+        # The card pieces are contiguous and filled with one bincount.
+        self._cards_end = self.pieces["out_of_play"].start + K
+        self._scalars_start = self.pieces["hand_sizes"].start
+        self._scalars_end = self.pieces["rules"].start
+        self._template = np.zeros(self.size, dtype=np.float32)
+        self._template[self.pieces["rules"].slice] = rules_vector(rules)
+        self._orders = [[(seat + r) % n for r in range(n)] for seat in range(n)]
+        # One-hot rows as lists; row n is all zeros (no caller).
+        self._one_hot = [[1.0 if r == i else 0.0 for r in range(n)] for i in range(n + 1)]
+        self._phase_hot = [
+            [1.0 if p == i else 0.0 for p in range(NUM_DECISION_PHASES)] for i in range(NUM_DECISION_PHASES + 2)
+        ]
+        self._inv_hand = 1.0 / rules.hand_size
+        self._inv_limit = 1.0 / rules.score_limit
+        self._inv_deck = 1.0 / rules.deck_size
+        self._inv_turns = 1.0 / rules.turn_limit
+
+    def table(self) -> str:
+        """The index table for these rules."""
+        rows = [f"{'piece':<16}{'start':>6}{'size':>6}"]
+        rows += [f"{p.name:<16}{p.start:>6}{p.size:>6}" for p in self.pieces.values()]
+        return "\n".join(rows)
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The named pieces of an observation (views, no copy)."""
+        return {name: obs[p.slice] for name, p in self.pieces.items()}
+
+    def build(self, s: State, seat: int) -> np.ndarray:
+        """The observation of ``seat`` in state ``s``."""
+        n = s.num_players
+        K = NUM_KINDS
+        hands = s.hands
+        idx = list(hands[seat])
+        idx += [K + k for k in s.takeable]
+        idx += [2 * K + k for k in s.top]
+        phase = s.phase
+        if phase == DRAW or phase == SLAM_PHASE:
+            idx += [3 * K + k for k in s.pending.cards] if s.pending is not None else []
+            if phase == SLAM_PHASE:
+                idx.append(4 * K + s.drawn)
+        order = self._orders[seat]
+        known = s.known
+        for r in range(1, n):
+            cards = known[order[r]]
+            if cards:
+                base = (4 + r) * K
+                idx += [base + k for k in cards]
+        base = (4 + n) * K
+        idx += [base + k for k in s.pile]
+        obs = self._template.copy()
+        obs[: self._cards_end] = np.bincount(idx, minlength=self._cards_end)
+        scores, alive = s.scores, s.alive
+        caller = s.caller if phase == ASAF_PHASE else None
+        obs[self._scalars_start : self._scalars_end] = (
+            [len(hands[p]) * self._inv_hand for p in order]
+            + [scores[p] * self._inv_limit for p in order]
+            + [1.0 if alive[p] else 0.0 for p in order]
+            + self._one_hot[(s.turn_player - seat) % n]
+            + (self._one_hot[(caller - seat) % n] if caller is not None else self._one_hot[n])
+            + [len(s.stock) * self._inv_deck, s.round_turns * self._inv_turns]
+            + self._phase_hot[phase]
+        )
+        return obs
+
+
+class StateLayout:
+    """The full-information state vector for centralised critics (absolute seats):
+    every hand (n·K), the stock (K), the top set (K), the pending set (K), the pile (K),
+    then the observation scalars of seat 0 (hand sizes … rules)."""
+
+    def __init__(self, rules: Rules):
+        self.obs_layout = ObservationLayout(rules)
+        n = rules.num_players
+        self.cards = (n + 4) * NUM_KINDS
+        tail = self.obs_layout.size - self.obs_layout._scalars_start
+        self.size = self.cards + tail
+        self.high = np.concatenate(
+            [
+                np.full(self.cards, float(max(rules.num_decks, rules.num_jokers, 1) * 2), dtype=np.float32),
+                self.obs_layout.high[self.obs_layout._scalars_start :],
+            ]
+        )
+
+    def build(self, s: State) -> np.ndarray:
+        n = s.num_players
+        K = NUM_KINDS
+        idx = [p * K + k for p in range(n) for k in s.hands[p]]
+        idx += [n * K + k for k in s.stock]
+        idx += [(n + 1) * K + k for k in s.top]
+        if s.pending is not None and s.phase in (DRAW, SLAM_PHASE):
+            idx += [(n + 2) * K + k for k in s.pending.cards]
+        idx += [(n + 3) * K + k for k in s.pile]
+        out = np.empty(self.size, dtype=np.float32)
+        out[: self.cards] = np.bincount(idx, minlength=self.cards)
+        out[self.cards :] = self.obs_layout.build(s, 0)[self.obs_layout._scalars_start :]
+        return out
