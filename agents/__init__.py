@@ -1,20 +1,30 @@
 """Agents: baselines and loaders for trained policies, behind one registry.
 
 ``agents.make(name, seed=..., rules=..., **options)`` builds a registered agent;
-every agent follows :class:`agents.base.Policy` (``act(observation, action_mask) -> int``).
+``agents.load(path)`` loads a trained model as an agent. Every agent follows
+:class:`agents.base.Policy` (``act(observation, action_mask) -> int``) and uses only the
+observation and the public helpers of ``yaniv_env`` (``ObservationLayout``,
+``action_table``), never engine internals.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from .base import Policy, RandomAgent
 
-_REGISTRY: dict[str, Callable[..., Policy]] = {"random": RandomAgent}
+# name -> "module:factory" (imported on first use, so that `import agents` stays light)
+_REGISTRY: dict[str, Callable[..., Policy] | str] = {
+    "random": RandomAgent,
+    "greedy": "agents.greedy:GreedyAgent",
+    "heuristic": "agents.heuristic:HeuristicAgent",
+    "search": "agents.search:SearchAgent",
+}
 
 
-def register(name: str, factory: Callable[..., Policy]) -> None:
-    """Add an agent factory under ``name``."""
+def register(name: str, factory: Callable[..., Policy] | str) -> None:
+    """Add an agent factory (or a ``"module:attr"`` string) under ``name``."""
     _REGISTRY[name] = factory
 
 
@@ -22,11 +32,30 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def _factory(name: str) -> Callable[..., Policy]:
+    factory = _REGISTRY[name]
+    if isinstance(factory, str):
+        module, attr = factory.split(":")
+        factory = getattr(importlib.import_module(module), attr)
+        _REGISTRY[name] = factory
+    return factory
+
+
 def make(name: str, seed: int | None = None, **options) -> Policy:
-    """A new agent by name, with its own generator seeded by ``seed``."""
+    """A new agent by name, with its own generator seeded by ``seed``. A name that is a
+    path to a saved model (``.zip``) loads it, as :func:`load` does."""
     if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; agents: {', '.join(names())}")
-    return _REGISTRY[name](seed=seed, **options)
+        if name.endswith(".zip"):
+            return load(name, seed=seed, **options)
+        raise ValueError(f"unknown agent {name!r}; agents: {', '.join(names())} (or a path to a .zip model)")
+    return _factory(name)(seed=seed, **options)
 
 
-__all__ = ["Policy", "RandomAgent", "make", "names", "register"]
+def load(path: str, seed: int | None = None, **options) -> Policy:
+    """A trained model (a checkpoint written by ``yaniv train``) as an agent."""
+    from .trained import load as _load
+
+    return _load(path, seed=seed, **options)
+
+
+__all__ = ["Policy", "RandomAgent", "make", "load", "names", "register"]
