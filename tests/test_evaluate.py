@@ -1,0 +1,349 @@
+"""The evaluation harness: reproducible numbers, duplicate seating, intervals, ratings,
+outputs and the ``yaniv eval`` command."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import pytest
+
+pytest.importorskip("openskill")
+pytest.importorskip("matplotlib")
+
+import agents  # noqa: E402
+from agents.base import RandomAgent  # noqa: E402
+from training.evaluate import (  # noqa: E402
+    METRICS,
+    GameRecord,
+    evaluate,
+    league,
+    main,
+    rating_002_addition,
+    rating_002_deduction,
+    ratings_002,
+    ratio_estimate,
+    t_quantile,
+    wilson,
+)
+from yaniv_env import PRESETS  # noqa: E402
+from yaniv_env import replay as rp  # noqa: E402
+
+# Short games: out at 40 points (2-3 rounds with random agents).
+QUICK = PRESETS["standard"].replace(name="quick", score_limit=40)
+
+
+class FirstLegal:
+    """A deterministic agent unlike ``random``: always the lowest legal id (calls Yaniv
+    when it may)."""
+
+    name = "first"
+
+    def __init__(self, seed=None, **_):
+        pass
+
+    def act(self, observation, action_mask):
+        return int(action_mask.nonzero()[0][0])
+
+
+def _available(name: str) -> bool:
+    """A registered baseline whose module exists (the baselines are written separately)."""
+    try:
+        agents.make(name, seed=0, rules=QUICK)
+    except ImportError:
+        return False
+    return True
+
+
+def _numbers(res) -> dict:
+    d = res.to_dict()
+    d.pop("elapsed_seconds")
+    return d
+
+
+def _check_sane(res, n_players: int):
+    for lab in res.labels:
+        st = res[lab]
+        for name, est in st.metrics.items():
+            if math.isfinite(est.value):
+                assert est.value >= 0
+                if METRICS[name][1] == "rate":
+                    assert est.value <= 1
+            if math.isfinite(est.low):
+                assert est.low <= est.value + 1e-12 <= est.high + 2e-12, (lab, name, est)
+        assert st.games == sum(st.seat_games)
+    wins = sum(res[lab].metrics["game_win_rate"].value * res[lab].games for lab in res.labels)
+    assert wins == pytest.approx(res.games)  # exactly one win (ties split) per game
+
+
+# -- numbers --------------------------------------------------------------------------------------
+
+
+def test_random_vs_random_reproducible_and_sane():
+    a = evaluate(["random", "random"], rules=QUICK, games=40, seed=3)
+    b = evaluate(["random", "random"], rules=QUICK, games=40, seed=3)
+    assert _numbers(a) == _numbers(b)
+    assert a.labels == ["random#1", "random#2"]
+    assert a.games == 40 and a.deals == 20
+    _check_sane(a, 2)
+    # Two copies of one agent in the duplicate format play the same game in both
+    # rotations (same deal, same seat seeds): exactly half each.
+    for lab in a.labels:
+        assert a[lab].metrics["game_win_rate"].value == 0.5
+        assert a[lab].metrics["round_win_rate"].value == pytest.approx(0.5)
+    c = evaluate(["random", "random"], rules=QUICK, games=40, seed=4)
+    assert _numbers(c) != _numbers(a)
+
+
+def test_independent_deals_random_vs_random():
+    res = evaluate(["random", "random"], rules=QUICK, games=60, seed=1, duplicate=False)
+    _check_sane(res, 2)
+    assert res.deals == 60 and res.games == 60
+    assert res["random#1"].seat_games == [30, 30]  # seats still alternate
+    for lab in res.labels:
+        est = res[lab].metrics["game_win_rate"]
+        assert est.method == "wilson"
+        assert 0.2 < est.value < 0.8
+
+
+@pytest.mark.parametrize("name,games", [("greedy", 20), ("heuristic", 20), ("search", 4)])
+def test_baselines_beat_random(name, games):
+    if not _available(name):
+        pytest.skip(f"agent {name!r} is not written yet")
+    res = evaluate([name, "random"], rules=QUICK, games=games, seed=2)
+    _check_sane(res, 2)
+    assert res[name].metrics["game_win_rate"].value >= 0.5
+    assert res[name].metrics["points_per_round"].value <= res["random"].metrics["points_per_round"].value
+
+
+def test_workers_give_identical_results():
+    other = "greedy" if _available("greedy") else "random"
+    one = evaluate(["random", other], rules=QUICK, games=48, seed=11, workers=1)
+    two = evaluate(["random", other], rules=QUICK, games=48, seed=11, workers=2)
+    assert _numbers(one) == _numbers(two)
+    assert one.records == two.records
+    lg1 = league(["random", other, ("rnd", RandomAgent)], rules=QUICK, games=24, seed=5, rating="002")
+    lg2 = league(["random", other, ("rnd", RandomAgent)], rules=QUICK, games=24, seed=5, rating="002", workers=2)
+    assert _numbers(lg1) == _numbers(lg2)
+
+
+def test_unpicklable_factory_rejected_with_workers():
+    with pytest.raises(ValueError, match="picklable"):
+        evaluate(["random", ("anon", lambda seed, rules: RandomAgent(seed))], rules=QUICK, games=2, workers=2)
+
+
+# -- seating --------------------------------------------------------------------------------------
+
+
+def test_duplicate_rotates_seats_on_the_same_deals(tmp_path):
+    res = evaluate(
+        ["random", ("rnd", RandomAgent), "random"],
+        rules=QUICK.replace(score_limit=15),
+        num_players=3,
+        games=12,
+        seed=7,
+        save_replays=tmp_path,
+        replays=100,
+    )
+    assert res.deals == 4 and res.games == 12
+    for lab in res.labels:
+        assert res[lab].seat_games == [4, 4, 4]
+    assert len(res.replays) == 12
+    by_deal: dict[int, list] = {}
+    for rec, path in zip(res.records, res.replays, strict=True):
+        by_deal.setdefault(rec.deal, []).append((rec, rp.load(path)))
+    first_hands = []
+    for games in by_deal.values():
+        assert len({rec.deal_seed for rec, _ in games}) == 1
+        # every entrant sits at every seat once per deal
+        for e in range(3):
+            assert sorted(rec.seats.index(e) for rec, _ in games) == [0, 1, 2]
+        hands = []
+        for _, record in games:
+            start = next(iter(rp.replay(record)))
+            hands.append([list(h) for h in start.state.hands])
+        assert hands[0] == hands[1] == hands[2]  # same cards in every rotation
+        first_hands.append(hands[0])
+    assert first_hands[0] != first_hands[1]
+
+
+def test_cyclic_seating_and_too_many_entrants():
+    res = evaluate(["random", ("rnd", RandomAgent)], rules=QUICK, num_players=4, games=8, seed=0)
+    # A B A B: two distinct rotations per deal
+    assert res.deals == 4
+    assert res["random"].seat_games == [4, 4, 4, 4]
+    assert res["random"].games == 16
+    # more entrants than seats: every pairing, deals interleaved, head-to-head results
+    many = evaluate(["random", ("first", FirstLegal), ("rnd", RandomAgent)], rules=QUICK, games=12, seed=1)
+    assert many.games == 12 and many.deals == 6
+    assert sorted({tuple(sorted(r.seats)) for r in many.records}) == [(0, 1), (0, 2), (1, 2)]
+    for lab in many.labels:
+        assert many[lab].games == 8 and many[lab].seat_games == [4, 4]
+    mu = many.matchups()
+    assert mu["first"]["rnd"]["games"] == 4
+    assert mu["first"]["rnd"]["score"] + mu["rnd"]["first"]["score"] == 4
+    assert "head to head" in many.table()
+    with pytest.raises(ValueError, match="unknown agent"):
+        evaluate(["random", "no-such-agent"], rules=QUICK, games=2)
+
+
+# -- statistics -----------------------------------------------------------------------------------
+
+
+def test_interval_helpers():
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    assert all(math.isnan(v) for v in wilson(0, 0))
+    assert t_quantile(0.975, 10) == pytest.approx(2.2281, abs=1e-3)
+    assert t_quantile(0.975, 3) == pytest.approx(3.1824, abs=1e-2)
+    assert t_quantile(0.975, 1) == pytest.approx(12.706, abs=1e-3)
+    # With equal weights the ratio estimate is the t interval of the unit means.
+    ys = [0.0, 1.0, 0.5, 1.0, 0.5, 0.0, 1.0, 0.5]
+    est = ratio_estimate(ys, [1] * len(ys), rate=True)
+    m = len(ys)
+    mean = sum(ys) / m
+    sd = math.sqrt(sum((y - mean) ** 2 for y in ys) / (m - 1))
+    half = t_quantile(0.975, m - 1) * sd / math.sqrt(m)
+    assert est.value == pytest.approx(mean)
+    assert est.low == pytest.approx(mean - half) and est.high == pytest.approx(mean + half)
+    same = ratio_estimate([1, 1, 1], [1, 1, 1], rate=True)  # collapsed: Wilson over the units
+    assert same.method == "wilson-units" and same.low < 1 == same.value == same.high
+
+
+def test_intervals_contain_estimate_and_shrink():
+    pair = ["random", ("first", FirstLegal)]
+    small = evaluate(pair, rules=QUICK, games=16, seed=9, duplicate=False)
+    big = evaluate(pair, rules=QUICK, games=80, seed=9, duplicate=False)
+    dup_small = evaluate(pair, rules=QUICK, games=16, seed=9)
+    dup_big = evaluate(pair, rules=QUICK, games=80, seed=9)
+    for res in (small, big, dup_small, dup_big):
+        _check_sane(res, 2)
+    assert big["random"].metrics["game_win_rate"].method == "wilson"
+    assert dup_big["random"].metrics["game_win_rate"].method == "t-ratio"
+    for a, b in ((small, big), (dup_small, dup_big)):
+        for metric in ("game_win_rate", "round_win_rate", "points_per_round"):
+            ea, eb = a["random"].metrics[metric], b["random"].metrics[metric]
+            assert eb.high - eb.low < ea.high - ea.low, metric
+
+
+# -- outputs --------------------------------------------------------------------------------------
+
+
+def test_table_json_csv_plot(tmp_path):
+    res = evaluate(["random", ("rnd", RandomAgent)], rules=QUICK, games=10, seed=1)
+    text = res.table()
+    assert "game win rate" in text and "random" in text and "rnd" in text and "95%" in text
+    data = json.loads(res.to_json(tmp_path / "r.json"))
+    assert json.loads((tmp_path / "r.json").read_text()) == data
+    assert [e["label"] for e in data["entrants"]] == ["random", "rnd"]
+    assert set(data["entrants"][0]["metrics"]) == set(METRICS)
+    assert data["rules_fields"]["score_limit"] == 40 and len(data["deal_seeds"]) == res.deals
+    res.to_csv(tmp_path / "r.csv")
+    rows = list(csv.DictReader((tmp_path / "r.csv").open()))
+    assert [r["agent"] for r in rows] == ["random", "rnd"]
+    assert (
+        float(rows[0]["game_win_rate_low"]) <= float(rows[0]["game_win_rate"]) <= float(rows[0]["game_win_rate_high"])
+    )
+    res.plot(tmp_path / "r.png")
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- ratings --------------------------------------------------------------------------------------
+
+
+def test_002_worked_examples():
+    # 002: out with 210 while 167, 180 and 155 are still in, 4 players: 43 + 30 + 55 = 128.
+    assert rating_002_deduction(210, [167, 180, 155], 4) == 128
+    # 002: player 4 goes out with 210, you (125) and two others still in: 85 / 3 = 28.
+    assert rating_002_addition(125, 210, 3) == 28
+    # the second player out of four divides by 2
+    assert rating_002_deduction(205, [100, 150], 4) == (105 + 55) // 2
+    with pytest.raises(ValueError):
+        rating_002_deduction(210, [1, 2, 3, 4], 4)
+
+
+def _rec(outs, seats=(0, 1, 2, 3)):
+    return GameRecord(0, 0, 0, tuple(seats), [0] * len(seats), [0] * len(seats), 1, 1, False, [], outs)
+
+
+def test_002_rating_sequence():
+    labels = ["a", "b", "c", "d"]
+    # d goes out with 210 (a 125, b 167, c 180 still in), then c with 201 (a 150, b 190)
+    rec = _rec([(3, 210, [(0, 125), (1, 167), (2, 180)]), (2, 201, [(0, 150), (1, 190)])])
+    r = ratings_002([rec], labels, 4)
+    d_loss = rating_002_deduction(210, [125, 167, 180], 4)
+    assert r["d"] == 1000 - d_loss
+    assert r["c"] == 1000 + (210 - 180) // 3 - (51 + 11) // 2
+    assert r["a"] == 1000 + 85 // 3 + 51 // 2
+    assert r["b"] == 1000 + 43 // 3 + 11 // 2
+    # never below zero
+    assert ratings_002([rec], labels, 4, initial=10)["d"] == 0
+
+
+def test_league_openskill_and_002():
+    names = ["random", ("rnd", RandomAgent)]
+    strong = "greedy" if _available("greedy") else None
+    if strong:
+        names.append(strong)
+    res = league(names, rules=QUICK, games=36, seed=4, rating="002")
+    _check_sane(res, 2)
+    assert res.kind == "league" and set(res.ratings) == set(res.labels) == set(res.rating_002)
+    for r in res.ratings.values():
+        assert r["ordinal"] == pytest.approx(r["mu"] - 3 * r["sigma"])
+        assert r["sigma"] < 25 / 3  # updated from the prior
+    assert all(v >= 0 for v in res.rating_002.values())
+    pairs = {tuple(sorted(rec.seats)) for rec in res.records}
+    assert len(pairs) == len(names) * (len(names) - 1) // 2  # all pairings
+    if strong:
+        assert res.order()[0] == strong
+        assert max(res.ratings, key=lambda k: res.ratings[k]["ordinal"]) == strong
+    assert "ordinal" in res.table() and "rating 002" in res.table()
+
+
+def test_league_zero_sum_002_in_two_player_games():
+    res = league(["random", ("rnd", RandomAgent)], rules=QUICK, games=20, seed=8, rating="002")
+    if min(res.rating_002.values()) > 0:
+        assert sum(res.rating_002.values()) == 2000
+
+
+def test_league_random_tables_for_more_seats():
+    entrants = ["random", ("r2", RandomAgent), ("r3", RandomAgent), ("r4", RandomAgent)]
+    res = league(entrants, rules=QUICK.replace(score_limit=15), num_players=3, games=24, seed=2)
+    assert res.games == 24
+    for rec in res.records:
+        assert len(set(rec.seats)) == 3
+    assert sum(res[lab].games for lab in res.labels) == 24 * 3
+    assert set(res.ratings) == set(res.labels) and res.rating_002 is None
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+
+def test_cli_eval(tmp_path, capsys):
+    out = tmp_path / "o"
+    rc = main(
+        ["--agents", "random,random", "--rules", "seven", "--games", "4", "--quiet"]
+        + ["--json", f"{out}.json", "--csv", f"{out}.csv", "--plot", f"{out}.png"]
+        + ["--save-replays", str(tmp_path / "rep"), "--replays", "2"]
+    )
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "game win rate" in text and "random#1" in text
+    for ext in ("json", "csv", "png"):
+        assert (tmp_path / f"o.{ext}").stat().st_size > 0
+    saved = sorted((tmp_path / "rep").glob("*.json"))
+    assert len(saved) == 2
+    rp.verify(rp.load(saved[0]))
+
+
+def test_cli_league_and_errors(capsys):
+    from yaniv_env.cli import main as yaniv
+
+    assert yaniv(["eval", "--agents", "random,random", "--rules", "seven", "--games", "4", "--rating", "002"]) == 0
+    text = capsys.readouterr().out
+    assert "league" in text and "rating 002" in text
+    assert main(["--agents", "random,nobody", "--games", "2", "--quiet"]) == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
+    assert main(["--agents", "random", "--games", "2", "--league", "--quiet"]) == 2
+    assert "at least two entrants" in capsys.readouterr().err

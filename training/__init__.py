@@ -1,0 +1,1 @@
+"""Training and evaluation of Yaniv agents (``yaniv train``, ``yaniv eval``)."""

@@ -1,0 +1,363 @@
+"""Recording and replaying Yaniv games.
+
+A *record* is a JSON-serialisable dict that holds everything needed to play a game again
+exactly: the rules (every field of :class:`yaniv_env.Rules`, so custom rules round-trip),
+the number of players, the seed of the environment's generator, and every AEC step as an
+``[agent, action]`` pair (``action`` is ``None`` for the dead steps of terminated agents).
+The final scores and ranking are stored too, and :func:`replay` checks that playing the
+steps again gives the very same result.
+
+.. code-block:: python
+
+    import agents
+    from yaniv_env import replay
+
+    policies = [agents.make("random", seed=s) for s in range(2)]
+    record = replay.record_game("standard", 2, seed=7, policies=policies)
+    replay.save(record, "game.json")
+    for step in replay.replay(replay.load("game.json")):   # verifies the result at the end
+        print(step.index, step.agent, step.name)
+
+Record layout (``version`` 1)::
+
+    {"format": "yaniv-replay", "version": 1,
+     "rules": {...Rules fields...}, "num_players": 2, "seed": 7, "episode": "game",
+     "agents": ["random", "random"],           # labels per seat (informational)
+     "steps": [["player_0", 71], ["player_0", 0], ...],
+     "result": {"scores": [...], "ranking": [...], "rounds": 12, "turns": 431,
+                "truncated": false}}
+
+Command line: ``yaniv replay FILE [--step] [--hide]`` prints the game step by step with
+:func:`yaniv_env.render.render_table` (``--step`` waits for Enter between steps; end of
+input just lets the replay run on; ``--hide`` hides the hands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import engine
+from .render import render_table
+from .rules import Rules, get_rules
+
+FORMAT = "yaniv-replay"
+VERSION = 1
+_REQUIRED = ("rules", "num_players", "seed", "steps", "result")
+
+
+# -- seeds ----------------------------------------------------------------------------
+
+
+def agent_seed(game_seed: int, seat: int) -> int:
+    """The seed of the agent sitting at ``seat`` in the game played with ``game_seed``
+    (used by ``yaniv eval`` and ``yaniv play``)."""
+    state = np.random.SeedSequence([int(game_seed), int(seat), 0xA6E7]).generate_state(1, np.uint64)
+    return int(state[0] >> np.uint64(1))
+
+
+# -- rules as plain data ----------------------------------------------------------------
+
+
+def rules_to_dict(rules: Rules) -> dict:
+    """Every field of ``rules`` as plain JSON data (tuples become lists)."""
+    return json.loads(json.dumps(dataclasses.asdict(rules)))
+
+
+def _tuples(value):
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    return value
+
+
+def rules_from_dict(data: Mapping) -> Rules:
+    """The :class:`Rules` of :func:`rules_to_dict` (lists turned back into tuples)."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"rules must be a dict of Rules fields, got {type(data).__name__}")
+    fields = {f.name for f in dataclasses.fields(Rules)}
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise ValueError(f"unknown rules fields {unknown} (this yaniv-env knows {sorted(fields)})")
+    return Rules(**{k: _tuples(v) for k, v in data.items()})
+
+
+# -- recording ---------------------------------------------------------------------------
+
+
+def make_record(
+    rules: Rules,
+    num_players: int,
+    seed: int,
+    steps: Sequence[Sequence],
+    state: engine.State,
+    *,
+    episode: str = "game",
+    labels: Sequence[str] | None = None,
+) -> dict:
+    """A record from the steps of a finished game and its final ``state``."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": rules_to_dict(rules),
+        "num_players": int(num_players),
+        "seed": int(seed),
+        "episode": episode,
+        "agents": list(labels) if labels is not None else None,
+        "steps": [[str(a), None if x is None else int(x)] for a, x in steps],
+        "result": _result(state),
+    }
+
+
+def _result(state: engine.State) -> dict:
+    return {
+        "scores": [int(v) for v in state.scores],
+        "ranking": [int(v) for v in engine.ranking(state)],
+        "rounds": int(state.round_index + 1),
+        "turns": int(state.turns),
+        "truncated": bool(state.game_truncated),
+    }
+
+
+def record_game(
+    rules: str | Rules,
+    num_players: int,
+    seed: int,
+    policies: Sequence | Mapping,
+    *,
+    episode: str = "game",
+    labels: Sequence[str] | None = None,
+) -> dict:
+    """Play one game with ``policies`` (one per seat, or a dict ``agent -> policy``; each
+    has ``act(observation, action_mask)``) and return its record. The policies are used as
+    given (seed them yourself for a reproducible game; the record reproduces either way)."""
+    from .yaniv_aec import raw_env
+
+    rules = get_rules(rules, num_players)
+    env = raw_env(rules=rules, num_players=num_players, episode=episode)
+    if isinstance(policies, Mapping):
+        policies = [policies[a] for a in env.possible_agents]
+    if len(policies) != num_players:
+        raise ValueError(f"{len(policies)} policies for {num_players} players")
+    seat = {a: i for i, a in enumerate(env.possible_agents)}
+    env.reset(seed=int(seed))
+    steps: list[list] = []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        action = None if term or trunc else int(policies[seat[agent]].act(obs["observation"], obs["action_mask"]))
+        steps.append([agent, action])
+        env.step(action)
+    if labels is None:
+        labels = [getattr(p, "name", type(p).__name__) for p in policies]
+    return make_record(rules, num_players, seed, steps, env.game, episode=episode, labels=labels)
+
+
+# -- checking, saving, loading -------------------------------------------------------------
+
+
+def check_record(record) -> None:
+    """Raise ``ValueError`` if ``record`` is not a well-formed record of this version."""
+    if not isinstance(record, Mapping):
+        raise ValueError(f"not a Yaniv replay: expected a JSON object, got {type(record).__name__}")
+    if record.get("format") != FORMAT:
+        raise ValueError(f"not a Yaniv replay: 'format' is {record.get('format')!r}, expected {FORMAT!r}")
+    version = record.get("version")
+    if version != VERSION:
+        raise ValueError(f"replay format version {version!r} is not supported (this yaniv-env reads version {VERSION})")
+    missing = [k for k in _REQUIRED if k not in record]
+    if missing:
+        raise ValueError(f"corrupt replay: missing {', '.join(missing)}")
+    for key in ("num_players", "seed"):
+        if not isinstance(record[key], int) or isinstance(record[key], bool):
+            raise ValueError(f"corrupt replay: {key} must be an int, got {record[key]!r}")
+    try:
+        rules_from_dict(record["rules"])
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"corrupt replay: bad rules: {e}") from None
+    steps = record["steps"]
+    if not isinstance(steps, list):
+        raise ValueError("corrupt replay: steps must be a list of [agent, action] pairs")
+    for i, step in enumerate(steps):
+        ok = isinstance(step, (list, tuple)) and len(step) == 2 and isinstance(step[0], str)
+        ok = ok and (step[1] is None or (isinstance(step[1], int) and not isinstance(step[1], bool)))
+        if not ok:
+            raise ValueError(f"corrupt replay: step {i} is {step!r}, expected [agent, action id or null]")
+    result = record["result"]
+    if not isinstance(result, Mapping) or not all(k in result for k in ("scores", "ranking")):
+        raise ValueError("corrupt replay: result must hold the final scores and ranking")
+
+
+def save(record: dict, path: str | Path) -> Path:
+    """Write ``record`` as JSON to ``path`` (parent folders are created)."""
+    check_record(record)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return path
+
+
+def load(path: str | Path) -> dict:
+    """Read a record written by :func:`save`; ``ValueError`` if it is not a valid record."""
+    path = Path(path)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not a Yaniv replay (not UTF-8 text: {e})") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not a Yaniv replay (invalid JSON: {e})") from None
+    try:
+        check_record(record)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    return record
+
+
+# -- replaying ------------------------------------------------------------------------------
+
+
+@dataclass
+class ReplayStep:
+    """One step of a replay. ``state`` is the live engine state *after* the step (it changes
+    as the replay goes on: render or copy it before asking for the next step). The first
+    item of a replay is the dealt game (``index`` 0, ``agent`` and ``action`` ``None``)."""
+
+    index: int
+    agent: str | None
+    action: int | None
+    name: str
+    state: engine.State
+    event: str
+    round_result: engine.RoundResult | None = None
+    """Set on the step that finished a round."""
+
+
+def replay(record: Mapping) -> Iterator[ReplayStep]:
+    """Play a record again, yielding each step; at the end check that the final scores,
+    ranking and rounds are the recorded ones. Raises ``ValueError`` with a clear message
+    if the record is malformed or does not reproduce."""
+    check_record(record)
+    from .yaniv_aec import raw_env
+
+    rules = rules_from_dict(record["rules"])
+    n = record["num_players"]
+    try:
+        env = raw_env(rules=rules, num_players=n, episode=record.get("episode", "game"), render_mode="ansi")
+    except ValueError as e:
+        raise ValueError(f"corrupt replay: cannot build the environment: {e}") from None
+    env.reset(seed=record["seed"])
+    yield ReplayStep(0, None, None, "new game", env.game, "new game")
+    steps = record["steps"]
+    last_rr = None
+    i = 0
+    for i, (agent, action) in enumerate(steps, start=1):
+        if not env.agents:
+            raise ValueError(
+                f"replay does not reproduce: the game ended after step {i - 1} but the record has {len(steps)} steps"
+            )
+        if agent != env.agent_selection:
+            raise ValueError(
+                f"replay does not reproduce: step {i} is recorded for {agent} but {env.agent_selection} is to act"
+            )
+        dead = env.terminations[agent] or env.truncations[agent]
+        if dead != (action is None):
+            what = "a dead step (None)" if dead else "a live decision"
+            raise ValueError(f"replay does not reproduce: step {i} ({agent}, {action!r}) should be {what}")
+        try:
+            env.step(action)
+        except ValueError as e:
+            raise ValueError(f"replay does not reproduce: step {i}: {e}") from None
+        rr = None
+        if action is not None:
+            info_rr = env.infos[agent].get("round_result")
+            if info_rr is not None and info_rr is not last_rr:
+                rr = last_rr = info_rr
+        name = env.action_name(action) if action is not None else "leaves the game"
+        yield ReplayStep(i, agent, action, name, env.game, env.last_event, rr)
+    if env.agents:
+        raise ValueError(f"replay does not reproduce: the record ends after {i} steps but the game goes on")
+    got, want = _result(env.game), record["result"]
+    for key in ("scores", "ranking", "rounds"):
+        if key in want and got[key] != want[key]:
+            raise ValueError(f"replay does not reproduce: final {key} {got[key]} differ from the recorded {want[key]}")
+
+
+def verify(record: Mapping) -> engine.State:
+    """Replay ``record`` to the end (raising ``ValueError`` if it does not reproduce) and
+    return the final state."""
+    state = None
+    for step in replay(record):
+        state = step.state
+    return state
+
+
+# -- command line -------------------------------------------------------------------------------
+
+
+def _ordinal(place: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+
+
+def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, print_fn: Callable = print) -> int:
+    """``yaniv replay FILE [--step] [--hide]``."""
+    parser = argparse.ArgumentParser(prog="yaniv replay", description="Replay a recorded Yaniv game step by step.")
+    parser.add_argument("file", help="a replay written by yaniv play --record or yaniv eval --save-replays")
+    parser.add_argument("--step", action="store_true", help="wait for Enter between steps (q + Enter quits)")
+    parser.add_argument("--hide", action="store_true", help="hide the hands (show only public information)")
+    args = parser.parse_args(argv)
+    try:
+        record = load(args.file)
+    except (OSError, ValueError) as e:
+        print(f"yaniv replay: {e}", file=sys.stderr)
+        return 1
+    rules = rules_from_dict(record["rules"])
+    labels = record.get("agents") or [None] * record["num_players"]
+    seats = ", ".join(f"player_{i}" + (f" = {lab}" if lab else "") for i, lab in enumerate(labels))
+    print_fn(
+        f"Replay of {args.file}: rules {rules.name}, {record['num_players']} players ({seats}), seed {record['seed']}"
+    )
+    stepping = args.step
+    reveal = not args.hide
+    try:
+        for step in replay(record):
+            if step.action is None and step.agent is not None:
+                continue  # dead steps of players already out
+            title = "start" if step.agent is None else f"step {step.index}: {step.agent}: {step.name}"
+            print_fn(f"\n== {title}")
+            print_fn(render_table(step.state, step.event, reveal=reveal))
+            if stepping:
+                try:
+                    answer = input_fn("[Enter] next step, q quit: ")
+                except EOFError:
+                    stepping = False  # no more input: play on to the end
+                    continue
+                if answer.strip().lower() in ("q", "quit"):
+                    print_fn("replay stopped")
+                    return 0
+    except ValueError as e:
+        print(f"yaniv replay: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print_fn("\nreplay interrupted")
+        return 130
+    except BrokenPipeError:  # yaniv replay FILE | head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    result = record["result"]
+    print_fn("\nFinal ranking:")
+    order = sorted(range(len(result["ranking"])), key=lambda p: (result["ranking"][p], p))
+    for p in order:
+        lab = f" ({labels[p]})" if labels[p] else ""
+        print_fn(f"  {_ordinal(result['ranking'][p] + 1):>4}  player_{p}{lab}  {result['scores'][p]} points")
+    print_fn("replay verified: the final result is identical to the recorded one")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
