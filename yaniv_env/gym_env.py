@@ -179,7 +179,8 @@ class YanivGymEnv(gymnasium.Env):
         return o["observation"]
 
     def _info(self) -> dict:
-        return {"action_mask": self._mask, "seat": self._seat}
+        # The learner's AEC info (the last finished round's result) plus mask and seat.
+        return {**self.aec.infos.get(self._learner, {}), "action_mask": self._mask, "seat": self._seat}
 
     def render(self):
         return self.aec.render()
