@@ -1,6 +1,5 @@
 """Every notebook runs top to bottom in a fresh kernel, at reduced size (YANIV_NB_QUICK=1)."""
 
-import os
 from pathlib import Path
 
 import nbformat
@@ -21,7 +20,6 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     monkeypatch.setenv("YANIV_NB_OUTPUT", str(tmp_path))
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.get("output_type") == "error"]
-    assert not errors
-    assert os.environ["YANIV_NB_QUICK"] == "1"
+    client.execute()  # raises CellExecutionError on the first failing cell
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert outputs, f"{path.name} produced no output"
