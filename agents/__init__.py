@@ -20,6 +20,8 @@ _REGISTRY: dict[str, Callable[..., Policy] | str] = {
     "greedy": "agents.greedy:GreedyAgent",
     "heuristic": "agents.heuristic:HeuristicAgent",
     "search": "agents.search:SearchAgent",
+    "pis_random": "agents.pis_yedili:PisRandomAgent",
+    "pis_heuristic": "agents.pis_yedili:PisHeuristicAgent",
 }
 
 

@@ -21,6 +21,9 @@ def _register() -> None:
         gymnasium.register(id="yaniv_env/Yaniv-v0", entry_point="yaniv_env.gym_env:YanivGymEnv")
     if "yaniv_env/Yaniv-v0" not in aec_registry:
         register("aec", "yaniv_env/Yaniv-v0", entry_point="yaniv_env.yaniv_aec:env")
+    from .pis_yedili import register_envs as register_pis_yedili
+
+    register_pis_yedili()
 
 
 _register()

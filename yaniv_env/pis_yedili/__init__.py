@@ -1,12 +1,39 @@
-"""Pis Yedili ("Dirty Seven"), the Turkish Crazy Eights: rules core.
+"""Pis Yedili ("Dirty Seven"), the Turkish Crazy Eights: rules core and environments.
 
 ``rules`` (one frozen :class:`Rules` and :data:`PRESETS`), ``actions`` (the action ids)
 and ``engine`` (the state and the functions that play it) need only NumPy. Cards are the
 shared kinds of :mod:`yaniv_env.cards` (kind = suit * 13 + rank, no jokers).
+
+The PettingZoo environment (``env``, ``raw_env``: :mod:`yaniv_env.pis_yedili.pis_aec`) and
+the Gymnasium wrapper (:mod:`yaniv_env.pis_yedili.gym_env`) are imported on first use;
+both are registered as ``yaniv_env/PisYedili-v0`` when ``yaniv_env`` is imported.
 """
 
 from __future__ import annotations
 
 from .rules import PRESET_SOURCES, PRESETS, Rules, get_rules
 
-__all__ = ["PRESETS", "PRESET_SOURCES", "Rules", "get_rules"]
+__all__ = ["PRESETS", "PRESET_SOURCES", "Rules", "get_rules", "env", "raw_env"]
+
+ENV_ID = "yaniv_env/PisYedili-v0"
+
+
+def register_envs() -> None:
+    """Register ``yaniv_env/PisYedili-v0`` with Gymnasium (the single-agent wrapper) and
+    PettingZoo's AEC registry (``env()``); called by ``yaniv_env``'s import, idempotent."""
+    import gymnasium
+    from pettingzoo.env_registry.registration import aec_registry, register
+
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="yaniv_env.pis_yedili.gym_env:PisYediliGymEnv")
+    if ENV_ID not in aec_registry:
+        register("aec", ENV_ID, entry_point="yaniv_env.pis_yedili.pis_aec:env")
+
+
+def __getattr__(name: str):
+    # Keep the rules core free of RL libraries until the environment is asked for.
+    if name in ("env", "raw_env"):
+        from . import pis_aec
+
+        return getattr(pis_aec, name)
+    raise AttributeError(f"module 'yaniv_env.pis_yedili' has no attribute {name!r}")

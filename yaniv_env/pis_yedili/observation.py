@@ -1,0 +1,199 @@
+"""The Pis Yedili observation vector, built from named pieces, from the observer's seat.
+
+Seats in every per-player piece are relative and go clockwise: index 0 is the observer,
+1 the seat to its left (``seat + 1``), and so on, whatever the direction of play (the
+``direction`` piece says which neighbour plays next). Card pieces are 0/1 vectors over the
+52 card kinds (``yaniv_env.cards``: ``kind = suit * 13 + rank``, rank 0 = Ace; no jokers).
+
+Index table (``n`` players; ``PisObservationLayout(rules).table()`` prints the offsets):
+
+==============  =====  ====================  ==========================================
+piece           size   offset (n players)    meaning
+==============  =====  ====================  ==========================================
+hand            52     0                     the observer's cards
+top             52     52                    one-hot: the top card of the discard pile
+                                             (all zeros before the opening club)
+discard         52     104                   every card in the discard pile, top
+                                             included (public: all were played face up)
+suit            4      156                   one-hot: the suit in force ♠ ♥ ♦ ♣ (the
+                                             named suit on a Jack; zeros before opening)
+pending_sevens  1      160                   sevens the player to act must answer / 4
+direction       1      161                   1 clockwise (seat + 1 plays next), 0 the
+                                             other way
+hand_sizes      n      162                   cards in each hand / hand_size
+scores          n      162 + n               each total / 100
+to_act          n      162 + 2n              one-hot: whose decision it is (all zeros
+                                             between deals and after the game)
+stock           1      162 + 3n              cards in the stock / 52
+drawn           1      163 + 3n              cards drawn this turn / hand_size
+phase           4      164 + 3n              one-hot: opening, play, seven, ace
+progress        2      168 + 3n              deal index / deals, turns in the deal /
+                                             turn_limit
+rules           25     170 + 3n              the rule values (:func:`rules_vector`), so
+                                             one network can see the variant
+==============  =====  ====================  ==========================================
+
+Total ``195 + 3n`` (201 for two players). Nothing hidden from the observer enters its
+observation: opponents' hands appear only by their sizes, the stock only by its size.
+
+:class:`PisStateLayout` is the full-information ``state()`` vector (absolute seats).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import NUM_RANKS, NUM_SUITS
+from ..observation import ObservationLayout, Piece
+from .engine import NUM_DECISION_PHASES, State
+from .rules import DECK_SIZE, Rules
+
+K = DECK_SIZE
+SCORE_SCALE = 100.0
+RULES_VECTOR_SIZE = 8 + NUM_RANKS + 4
+
+
+def rules_vector(rules: Rules) -> np.ndarray:
+    """The rule options, scaled to about [0, 1] (rank values / 25, Ace first)."""
+    v = [
+        rules.jack_same_suit,
+        rules.seven_draw / 3,
+        rules.penalty_ends_turn,
+        rules.ace_follow == "must",
+        rules.two_player_ten == "skip",
+        rules.draw_when_playable,
+        rules.stock_exhausted == "reshuffle",
+        rules.end_when_stock_empty,
+        *[value / 25 for value in rules.rank_values],
+        rules.seven_multiplier / 3,
+        rules.jack_multiplier / 2,
+        rules.deals / 4,
+        rules.hand_size / 7,
+    ]
+    return np.array(v, dtype=np.float32)
+
+
+def max_score(rules: Rules) -> int:
+    """An upper bound of any total: every card of the deck in one hand at the largest
+    multiplier, in every deal."""
+    multiplier = max(1, rules.seven_multiplier, rules.jack_multiplier)
+    return rules.deals * multiplier * NUM_SUITS * sum(rules.rank_values)
+
+
+class PisObservationLayout:
+    """Offsets of the named pieces for one rule set (with its player count), and the builder."""
+
+    # The index-table printer and the splitter are the Yaniv layout's (they only read ``pieces``).
+    table = ObservationLayout.table
+    split = ObservationLayout.split
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        n = rules.num_players
+        self.num_players = n
+        big = DECK_SIZE / rules.hand_size
+        rv = rules_vector(rules)
+        sizes = [
+            ("hand", K, 1.0),
+            ("top", K, 1.0),
+            ("discard", K, 1.0),
+            ("suit", NUM_SUITS, 1.0),
+            ("pending_sevens", 1, 1.0),
+            ("direction", 1, 1.0),
+            ("hand_sizes", n, big),
+            ("scores", n, max(1.0, max_score(rules) / SCORE_SCALE)),
+            ("to_act", n, 1.0),
+            ("stock", 1, 1.0),
+            ("drawn", 1, big),
+            ("phase", NUM_DECISION_PHASES, 1.0),
+            ("progress", 2, 1.0),
+            ("rules", RULES_VECTOR_SIZE, max(1.0, float(rv.max()))),
+        ]
+        self.pieces: dict[str, Piece] = {}
+        start = 0
+        for name, size, high in sizes:
+            self.pieces[name] = Piece(name, start, size, high)
+            start += size
+        self.size = start
+        self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.pieces.values()])
+        # hand, top, discard and suit are contiguous 0/1 pieces, then the scalars up to the rules.
+        self._cards_end = self.pieces["suit"].start + NUM_SUITS
+        self._scalars_end = self.pieces["rules"].start
+        self._template = np.zeros(self.size, dtype=np.float32)
+        self._template[self.pieces["rules"].slice] = rv
+        self._orders = [[(seat + r) % n for r in range(n)] for seat in range(n)]
+        # one-hot rows as lists; the last row is all zeros
+        self._one_hot = [[1.0 if r == i else 0.0 for r in range(n)] for i in range(n + 1)]
+        self._phase_hot = [
+            [1.0 if p == i else 0.0 for p in range(NUM_DECISION_PHASES)] for i in range(NUM_DECISION_PHASES + 2)
+        ]
+        self._inv_hand = 1.0 / rules.hand_size
+        self._inv_score = 1.0 / SCORE_SCALE
+        self._inv_deck = 1.0 / DECK_SIZE
+        self._inv_deals = 1.0 / rules.deals
+        self._inv_turns = 1.0 / rules.turn_limit
+
+    def build(self, s: State, seat: int) -> np.ndarray:
+        """The observation of ``seat`` in state ``s``."""
+        n = s.num_players
+        idx = list(s.hands[seat])
+        if s.top >= 0:
+            idx.append(K + s.top)
+            idx += [2 * K + k for k in s.discard]
+            idx.append(3 * K + s.suit)
+        obs = self._template.copy()
+        obs[idx] = 1.0  # one deck: every card piece is a set, so one fancy assignment fills them
+        order = self._orders[seat]
+        hands, scores = s.hands, s.scores
+        phase = s.phase
+        inv_hand = self._inv_hand
+        values = [s.pending_sevens * 0.25, 1.0 if s.direction > 0 else 0.0]
+        values += [len(hands[p]) * inv_hand for p in order]
+        values += [scores[p] * self._inv_score for p in order]
+        values += self._one_hot[(s.current - seat) % n if phase < NUM_DECISION_PHASES else n]
+        values += [len(s.stock) * self._inv_deck, s.drawn * inv_hand]
+        values += self._phase_hot[phase]
+        values += [s.deal_index * self._inv_deals, min(1.0, s.deal_turns * self._inv_turns)]
+        obs[self._cards_end : self._scalars_end] = values
+        return obs
+
+
+def players_from_size(size: int) -> int:
+    """The player count of an observation vector of length ``size`` (``195 + 3n``)."""
+    n, rem = divmod(size - 195, 3)
+    if rem or n < 2:
+        raise ValueError(f"a Pis Yedili observation of length {size} matches no player count (195 + 3n)")
+    return n
+
+
+class PisStateLayout:
+    """The full-information state vector for centralised critics (absolute seats): every
+    hand (``n·52``, seat 0 first), the stock (52), then seat 0's observation without its
+    hand (top, discard, suit and the scalars: seat 0's relative seats are the absolute ones)."""
+
+    def __init__(self, rules: Rules):
+        self.obs_layout = PisObservationLayout(rules)
+        n = rules.num_players
+        self.cards = (n + 1) * K
+        self.size = self.cards + self.obs_layout.size - K
+        self.high = np.concatenate([np.ones(self.cards, dtype=np.float32), self.obs_layout.high[K:]])
+
+    def build(self, s: State) -> np.ndarray:
+        idx = [p * K + k for p, hand in enumerate(s.hands) for k in hand]
+        base = s.num_players * K
+        idx += [base + k for k in s.stock]
+        out = np.empty(self.size, dtype=np.float32)
+        out[: self.cards] = np.bincount(idx, minlength=self.cards)
+        out[self.cards :] = self.obs_layout.build(s, 0)[K:]
+        return out
+
+
+__all__ = [
+    "PisObservationLayout",
+    "PisStateLayout",
+    "RULES_VECTOR_SIZE",
+    "SCORE_SCALE",
+    "max_score",
+    "players_from_size",
+    "rules_vector",
+]

@@ -1,0 +1,366 @@
+"""Pis Yedili as a PettingZoo AEC environment.
+
+.. code-block:: python
+
+    from yaniv_env import pis_yedili
+
+    env = pis_yedili.env(num_players=3, render_mode="ansi")
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+
+==================  ===================================================================
+Import              ``yaniv_env.pis_yedili.env(...)`` (with PettingZoo's standard
+                    wrappers) or ``yaniv_env.pis_yedili.raw_env(...)``; registered as
+                    ``yaniv_env/PisYedili-v0`` in PettingZoo's AEC registry (and the
+                    Gymnasium wrapper under the same id in Gymnasium's)
+Agents              ``player_0 … player_{n-1}``, 2 to 7 players with 7-card hands (the
+                    deck must deal every hand and leave a stock: ``Rules.max_seats``)
+Action space        ``Discrete(71)`` under every rule set (``yaniv_env.pis_yedili.actions``)
+Observation space   ``Dict(observation=Box(195 + 3n,) float32, action_mask=Box(71,) int8)``
+State               ``Box(52·(n+1) + 143 + 3n,)``: every hand, the stock and all public
+                    values (:class:`yaniv_env.pis_yedili.observation.PisStateLayout`)
+==================  ===================================================================
+
+Arguments
+---------
+``rules``        a preset name from ``yaniv_env.pis_yedili.PRESETS`` (``standard``, the
+                 default: the source's rules) or a :class:`yaniv_env.pis_yedili.Rules`.
+``num_players``  players (default 2); a count the rules do not allow raises ``ValueError``.
+``episode``      ``"game"`` (default): the four deals of a game with cumulative scores;
+                 ``"deal"``: one deal.
+``reward``       the reward scheme, see below (default ``"score_outcome"``).
+``turn_limit``   turns in a deal before it ends unscored (default: the rules' 500).
+``render_mode``  ``None``, ``"ansi"`` (``render()`` returns the table) or ``"human"``
+                 (prints it after every step).
+``reveal``       which hands ``render()`` shows: ``"current"`` (default: only the hand of
+                 the player to act, as at a hot-seat table, and every hand once the
+                 deal is over and scored), ``True`` (all), ``False`` (none) or a seat
+                 number. Hidden hands show as card backs ``▮``.
+
+Turns and actions
+-----------------
+Each decision belongs to the player to act (``agent_selection``); a turn can take several
+decisions of the same player (draw, draw again, then play or pass; an Ace's optional
+follow-up card). The phase (in the observation) says which kind it is: *opening* (the
+first card of a deal must be a club; without one the opener draws until one comes),
+*play* (play a matching card or a Jack naming a suit, draw, or pass after drawing),
+*seven* (play a 7 or draw 3 cards per pending 7), *ace* (play a card matching the Ace
+just played, or pass).
+
+Action ids (``yaniv_env.pis_yedili.actions``; each id means the same move whatever the
+hand)::
+
+    0 draw one card     1 pass (after drawing, or declining the Ace's follow-up)
+    2 draw the sevens' penalty (3 cards per 7)
+    3 .. 54             play card kind k (3 + k); for a Jack only the opening J♣
+    55 .. 70            play the Jack of suit j naming suit s (55 + 4j + s)
+
+``env.unwrapped.decode(a)`` and ``env.unwrapped.action_name(a)`` (``"play 7♥"``,
+``"play J♠ naming ♣"``, ``"draw"``) explain any id.
+
+Observation
+-----------
+``{"observation": float32 (195 + 3n,), "action_mask": int8 (71,)}`` from the observing
+player's seat, other seats clockwise from it. The mask is exactly the engine's legal
+moves for the player to act (all zeros for every other agent, between deals and at the
+end). The index table is in :mod:`yaniv_env.pis_yedili.observation`;
+``env.unwrapped.layout.table()`` prints the offsets and ``env.unwrapped.layout.split(obs)``
+returns the pieces by name. ``state()`` is the full-information vector.
+
+Rewards
+-------
+Every player receives its reward when it is earned, whether or not it is acting:
+
+``"score"``          at each deal end, minus the points the player took in the deal divided
+                     by 100 (a hand of ~60 points is -0.6; a 7 or Jack going out
+                     multiplies it).
+``"outcome"``        at the end of the episode, the player's place:
+                     ``(n - 1 - 2·place) / (n - 1)``, +1 for the winner, -1 for the last
+                     (ties share the better place; lowest total first). In ``"deal"``
+                     episodes places go by the points taken in the deal; a deal truncated
+                     by ``turn_limit`` gives no outcome reward.
+``"deal_win"``       +1 to each deal winner (the player who went out, or every player tied
+                     for the lowest hand on a stock-out).
+``"score_outcome"``  (default) ``"score"`` plus ``"outcome"``. The game is decided by the
+                     lowest total after four deals, so the outcome is what to maximise; the
+                     per-deal score change is a dense signal of the same sign and similar
+                     size (random play: a deal costs a non-winner ~0.6 in 2-player games)
+                     that tells the learner *how much* a deal cost, including the ×3 and
+                     ×2 of going out on a 7 or a Jack.
+
+``infos[agent]["deal_result"]`` holds the last finished deal
+(:class:`yaniv_env.pis_yedili.engine.DealResult`). There is no elimination: all agents
+terminate together at the end of the episode. A deal that hits the turn limit ends
+unscored; it truncates a ``"deal"`` episode and the game goes on to the next deal in a
+``"game"`` episode.
+
+Bad input
+---------
+``raw_env.step`` raises ``ValueError`` naming the illegal action, why it is illegal and the
+legal ones, and leaves the state untouched. ``env()`` adds PettingZoo's
+``TerminateIllegalWrapper`` (an illegal move ends the game with reward -1 for the
+offender), ``AssertOutOfBounds`` and ``OrderEnforcing`` wrappers.
+
+Version history
+---------------
+* ``PisYedili-v0`` (0.1.0): first release: the ``standard`` preset (source 003), AEC and
+  Gymnasium interfaces, random and heuristic baselines (``pis_random``, ``pis_heuristic``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..cards import SUIT_SYMBOLS, card_name, cards_name
+from ..yaniv_aec import raw_env as _yaniv_raw_env
+from . import engine
+from .actions import NUM_ACTIONS, action_table
+from .engine import DEAL_OVER, GAME_OVER, PHASE_NAMES, State, hand_value
+from .observation import SCORE_SCALE, PisObservationLayout, PisStateLayout
+from .rules import Rules, get_rules
+
+EPISODES = ("game", "deal")
+REWARD_SCHEMES = ("score", "outcome", "deal_win", "score_outcome")
+
+
+def env(**kwargs) -> AECEnv:
+    """The Pis Yedili AEC environment with PettingZoo's standard wrappers."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def _cards(count: int) -> str:
+    return f"{count} card" + ("" if count == 1 else "s")
+
+
+def render_table(s: State, event: str = "", reveal: bool | int | str = "current") -> str:
+    """The table as text. ``reveal``: ``"current"`` shows only the hand of the player to
+    act (every hand once the deal is over), ``True`` every hand, ``False`` none, an int that
+    seat's hand; the others show as ``▮`` card backs."""
+    rules = s.rules
+    deciding = s.phase < DEAL_OVER
+    turn = min(s.deal_turns, rules.turn_limit)
+    head = f"Pis Yedili ({rules.name}) — deal {s.deal_index + 1}/{rules.deals}, turn {turn}, "
+    head += f"{PHASE_NAMES[s.phase]} phase" + (f", player_{s.current} to act" if deciding else "")
+    lines = [head]
+    if event:
+        lines.append(f"last: {event}")
+    if s.top >= 0:
+        table = f"top: {card_name(s.top)}   suit in force: {SUIT_SYMBOLS[s.suit]}"
+    else:
+        table = "top: —   (the opener must play a club)"
+    table += f"   direction: {'clockwise' if s.direction > 0 else 'anticlockwise'}"
+    table += f"   stock: {_cards(len(s.stock))}   discard: {_cards(len(s.discard))}"
+    lines.append(table)
+    if deciding and s.pending_sevens:
+        lines.append(f"sevens pending: {s.pending_sevens} (draw {s.pending_sevens * rules.seven_draw})")
+    if deciding and s.drawn:
+        lines.append(f"drawn this turn: {s.drawn}")
+    # "current": the hand of the player to act; once a deal is over every hand was shown to score it
+    shown_seat = (s.current if deciding else True) if reveal == "current" else reveal
+    lines.append(f"{'':2}{'player':<10}{'score':>6}{'cards':>7}  hand")
+    for p in range(s.num_players):
+        hand = s.hands[p]
+        shown = shown_seat is True or (shown_seat is not False and shown_seat == p)
+        desc = f"{cards_name(hand)}  (total {hand_value(hand, rules)})" if shown else ("▮ " * len(hand)).strip()
+        marker = "▶ " if deciding and p == s.current else "  "
+        lines.append(f"{marker}{'player_' + str(p):<10}{s.scores[p]:>6}{len(hand):>7}  {desc}")
+    dr = s.deal_result
+    if dr is not None and not deciding:
+        how = dr.reason + (f" on {card_name(dr.last_card)}" if dr.last_card >= 0 else "")
+        how += f" ×{dr.multiplier}" if dr.multiplier != 1 else ""
+        lines.append(
+            f"deal result: {how}, winners {['player_' + str(p) for p in dr.winners]}, "
+            f"hands {dr.hand_totals}, points {dr.points}"
+        )
+    if s.phase == GAME_OVER:
+        lines.append(f"game over: places {engine.ranking(s)} (0 = first)")
+    return "\n".join(lines)
+
+
+class raw_env(AECEnv):
+    metadata = {"render_modes": ["human", "ansi"], "name": "pis_yedili_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: str | Rules = "standard",
+        num_players: int = 2,
+        episode: str = "game",
+        reward: str = "score_outcome",
+        turn_limit: int | None = None,
+        render_mode: str | None = None,
+        reveal: bool | int | str = "current",
+    ):
+        super().__init__()
+        rules = get_rules(rules, num_players)
+        if turn_limit is not None:
+            rules = rules.replace(turn_limit=turn_limit)
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if reward not in REWARD_SCHEMES:
+            raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        n = rules.num_players
+        if not (reveal is True or reveal is False or reveal == "current" or (type(reveal) is int and 0 <= reveal < n)):
+            raise ValueError(f"reveal must be 'current', True, False or a seat 0..{n - 1}, got {reveal!r}")
+        self.rules = rules
+        self.episode = episode
+        self.reward_scheme = reward
+        self.render_mode = render_mode
+        self.reveal = reveal
+        self.table = action_table(rules)
+        self.layout = PisObservationLayout(rules)
+        self.state_layout = PisStateLayout(rules)
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, self.layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, self.state_layout.high, dtype=np.float32)
+        self._rng: np.random.Generator | None = None
+        self.game: State | None = None
+        self.last_event = ""
+
+    # -- PettingZoo API ------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self.game = engine.new_game(self.rules, rng=self._rng)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current]
+        self.last_event = "new game"
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        g = self.game
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if g.current == seat and g.phase < DEAL_OVER:
+            mask[engine.legal_actions(g)] = 1
+        return {"observation": self.layout.build(g, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return self.state_layout.build(self.game)
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self.game
+        try:
+            engine.apply(g, action)
+        except engine.IllegalActionError as e:
+            legal = ", ".join(f"{a} ({self.table.name(a)})" for a in engine.legal_actions(g))
+            raise ValueError(f"{agent}: {e}. Legal actions: {legal}") from None
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0.0
+        if self.render_mode is not None:
+            self.last_event = f"{agent}: {self.table.name(int(action))}"
+        if g.phase >= DEAL_OVER:
+            self._end_of_deal()
+        if g.phase < DEAL_OVER:
+            self.agent_selection = self.possible_agents[g.current]
+        self._accumulate_rewards()
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render_table(self.game, event=self.last_event, reveal=self.reveal)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # -- helpers -------------------------------------------------------------------------
+    def decode(self, action: int):
+        """What an action id means (:class:`yaniv_env.pis_yedili.actions.Decoded`)."""
+        return self.table.decode(action)
+
+    def action_name(self, action: int) -> str:
+        """``"play 7♥"``, ``"play J♠ naming ♣"``, ``"draw"``, ``"pass"``..."""
+        return self.table.name(action)
+
+    def legal_actions(self) -> list[int]:
+        """Legal ids for ``agent_selection``."""
+        return engine.legal_actions(self.game)
+
+    # The reward of a place, ``(n - 1 - 2·place) / (n - 1)``: the Yaniv environment's.
+    _place_reward = _yaniv_raw_env._place_reward
+
+    def _end_of_deal(self) -> None:
+        g = self.game
+        dr = g.deal_result
+        scheme = self.reward_scheme
+        n = g.num_players
+        agents = self.possible_agents
+        rewards = self.rewards
+        if scheme in ("score", "score_outcome"):
+            for p in range(n):
+                rewards[agents[p]] -= dr.points[p] / SCORE_SCALE
+        if scheme == "deal_win":
+            for p in dr.winners:
+                rewards[agents[p]] += 1.0
+        game_over = g.phase == GAME_OVER
+        episode_over = game_over or self.episode == "deal"
+        truncated = self.episode == "deal" and dr.truncated
+        if episode_over and not truncated and scheme in ("outcome", "score_outcome"):
+            if self.episode == "deal":
+                places = [sum(1 for q in dr.points if q < v) for v in dr.points]
+            else:
+                places = engine.ranking(g)
+            for p in range(n):
+                rewards[agents[p]] += self._place_reward(places[p], n)
+        for a in agents:
+            self.infos[a] = {"deal_result": dr}
+        event = f"deal over: {dr.reason}, winners {[agents[p] for p in dr.winners]}, scores {dr.scores}"
+        if self.render_mode is not None:
+            event = f"{self.last_event} — {event}"  # the move that ended the deal, then how it ended
+        if episode_over:
+            done = self.truncations if truncated else self.terminations
+            for a in agents:
+                done[a] = True
+            self.last_event = event + (" — game over" if game_over else "")
+            return
+        engine.start_next_deal(g)
+        self.last_event = event
