@@ -204,6 +204,7 @@ def test_learner_score_rewards_sum_to_its_final_score(rules, players):
         assert total == pytest.approx(-g.scores[env.seat] / 100, abs=1e-9)
         assert terminated and not truncated
         assert not info["action_mask"].any()
+        assert info["round_result"].scores == g.scores  # the last finished round
         if g.phase != engine.GAME_OVER:  # the learner was eliminated before the end
             assert not g.alive[env.seat]
         with pytest.raises(RuntimeError):
