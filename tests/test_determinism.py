@@ -1,0 +1,189 @@
+"""Determinism: a game is a function of its seed and the actions played. All randomness
+comes from ``state.rng``; the global ``random`` and ``np.random`` states play no part, and
+``state.copy()`` is an independent state with the same future."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+import pytest
+
+from yaniv_env import PRESETS, engine
+from yaniv_env.engine import State
+
+CONFIGS = [(name, n) for name in sorted(PRESETS) for n in (2, 4)]
+
+
+@pytest.fixture(autouse=True)
+def _restore_global_generators():
+    """These tests reseed the global generators; put them back for the rest of the run."""
+    py_state, np_state = random.getstate(), np.random.get_state()
+    yield
+    random.setstate(py_state)
+    np.random.set_state(np_state)
+
+
+def fingerprint(s: State) -> tuple:
+    """Everything about a state, the generator's position included."""
+    parts = []
+    for name in State.__slots__:
+        value = getattr(s, name)
+        if name == "rng":
+            value = repr(value.bit_generator.state)
+        elif name == "table":
+            value = value.rules
+        parts.append((name, copy.deepcopy(value)))
+    return (repr(s), tuple(parts))
+
+
+def play_game(rules, seed: int, policy_seed: int, noise: bool = False, max_steps: int = 100_000):
+    """Play a whole game, actions drawn by a generator of its own. Returns the actions,
+    the round results and the final state."""
+    s = engine.new_game(rules, seed=seed)
+    g = np.random.default_rng(policy_seed)
+    actions, results = [], []
+    for _ in range(max_steps):
+        if noise:  # other users of the global generators must not matter
+            random.random()
+            random.seed(random.random())
+            np.random.random(3)
+            np.random.seed(int(np.random.randint(1 << 30)))
+        if s.phase == engine.GAME_OVER:
+            break
+        if s.phase == engine.ROUND_OVER:
+            results.append(copy.deepcopy(s.round_result))
+            engine.start_next_round(s)
+            continue
+        acts = engine.legal_actions(s)
+        a = acts[int(g.integers(len(acts)))]
+        actions.append(a)
+        engine.apply(s, a)
+    assert s.phase == engine.GAME_OVER
+    results.append(copy.deepcopy(s.round_result))
+    return actions, results, s
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_same_seed_same_game(name, n):
+    rules = PRESETS[name].with_players(n)
+    a1, r1, s1 = play_game(rules, seed=5, policy_seed=50)
+    a2, r2, s2 = play_game(rules, seed=5, policy_seed=50)
+    assert a1 == a2
+    assert r1 == r2
+    assert fingerprint(s1) == fingerprint(s2)
+    assert engine.ranking(s1) == engine.ranking(s2)
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_rng_argument_equals_seed(name, n):
+    rules = PRESETS[name].with_players(n)
+    s1 = engine.new_game(rules, seed=9)
+    s2 = engine.new_game(rules, rng=np.random.default_rng(9))
+    assert fingerprint(s1) == fingerprint(s2)
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_different_seeds_differ(name, n):
+    rules = PRESETS[name].with_players(n)
+    deals = {
+        repr((engine.new_game(rules, seed=seed).hands, engine.new_game(rules, seed=seed).top)) for seed in range(20)
+    }
+    assert len(deals) == 20
+    a1, _, s1 = play_game(rules, seed=1, policy_seed=50)
+    a2, _, s2 = play_game(rules, seed=2, policy_seed=50)
+    assert a1 != a2 or fingerprint(s1) != fingerprint(s2)
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_global_random_state_changes_nothing(name, n):
+    rules = PRESETS[name].with_players(n)
+    random.seed(1)
+    np.random.seed(1)
+    a1, r1, s1 = play_game(rules, seed=3, policy_seed=30)
+    random.seed(2)
+    np.random.seed(2)
+    a2, r2, s2 = play_game(rules, seed=3, policy_seed=30, noise=True)
+    assert a1 == a2 and r1 == r2
+    assert fingerprint(s1) == fingerprint(s2)
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_copy_is_independent_and_continues_identically(name, n):
+    rules = PRESETS[name].with_players(n)
+    s = engine.new_game(rules, seed=4)
+    g = np.random.default_rng(40)
+    for _ in range(150):  # into the game, across at least one round end for most configurations
+        if s.phase == engine.GAME_OVER:
+            break
+        if s.phase == engine.ROUND_OVER:
+            engine.start_next_round(s)
+            continue
+        acts = engine.legal_actions(s)
+        engine.apply(s, acts[int(g.integers(len(acts)))])
+    c = s.copy()
+    assert fingerprint(c) == fingerprint(s)
+    before = fingerprint(s)
+    # play the copy on with other actions: the original does not move
+    gc = np.random.default_rng(999)
+    for _ in range(300):
+        if c.phase == engine.GAME_OVER:
+            break
+        if c.phase == engine.ROUND_OVER:
+            engine.start_next_round(c)
+            continue
+        acts = engine.legal_actions(c)
+        engine.apply(c, acts[int(gc.integers(len(acts)))])
+    assert fingerprint(s) == before
+    # two copies continue identically under the same actions
+    c1, c2 = s.copy(), s.copy()
+    g1, g2 = copy.deepcopy(g), copy.deepcopy(g)
+    for _ in range(400):
+        if c1.phase == engine.GAME_OVER:
+            break
+        if c1.phase == engine.ROUND_OVER:
+            engine.start_next_round(c1)
+            engine.start_next_round(c2)
+        else:
+            acts = engine.legal_actions(c1)
+            assert acts == engine.legal_actions(c2)
+            a1, a2 = acts[int(g1.integers(len(acts)))], acts[int(g2.integers(len(acts)))]
+            assert a1 == a2
+            engine.apply(c1, a1)
+            engine.apply(c2, a2)
+        assert fingerprint(c1) == fingerprint(c2)
+    assert fingerprint(s) == before
+
+
+def test_copy_with_another_generator():
+    rules = PRESETS["standard"]
+    s = engine.new_game(rules, seed=8)
+    other = np.random.default_rng(123)
+    before = fingerprint(s)
+    c = s.copy(rng=other)
+    assert c.rng is other and s.rng is not other
+    assert c.hands == s.hands and c.hands is not s.hands
+    for name in ("hands", "known", "stock", "pile", "top", "scores", "alive", "out_round", "asaf_queue"):
+        assert getattr(c, name) is not getattr(s, name), name
+    c.hands[0].append(52)
+    c.known[1].append(3)
+    c.stock.pop()
+    c.scores[0] = 99
+    c.alive[1] = False
+    c.top.append(1)
+    c.pile.append(2)
+    assert fingerprint(s) == before
+
+
+def test_lots_and_reshuffles_use_only_the_state_rng():
+    """Same state, same generator state: identical reshuffles and lots, whatever the
+    global generators do in between."""
+    rules = PRESETS["standard"].with_players(3)
+    outcomes = []
+    for global_seed in (0, 1):
+        random.seed(global_seed)
+        np.random.seed(global_seed)
+        _, results, s = play_game(rules, seed=21, policy_seed=22, noise=True)
+        outcomes.append((results, fingerprint(s)))
+    assert outcomes[0] == outcomes[1]

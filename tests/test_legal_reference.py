@@ -1,0 +1,417 @@
+"""Legality against a deliberately simple reference.
+
+The reference below reads the rule options directly and enumerates, by brute force over
+every sub-multiset of a hand (and every order a set may be laid in), each legal discard
+together with what the next player may take from it. It shares nothing with the
+``ActionTable`` generator or its fast ``legal_discards``; both must give exactly the same
+moves, on thousands of random hands for every preset and player count and on every
+decision of random games (``engine.legal_actions``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from yaniv_env import PRESETS, engine
+from yaniv_env.actions import (
+    ASAF,
+    BLAST,
+    CALL_YANIV,
+    DISCARD_BASE,
+    DRAW_STOCK,
+    PASS,
+    SLAM,
+    TAKE_BASE,
+    action_table,
+    encode_take,
+)
+from yaniv_env.cards import standard_deck
+
+JK = 52  # the joker kind, written out: the reference uses no engine constant
+CONFIGS = [(name, n) for name in PRESETS for n in (2, 3, 4, 5)]
+
+
+def rules_for(name: str, n: int):
+    return PRESETS[name].with_players(n)
+
+
+# -- the reference ----------------------------------------------------------------------
+
+
+def rank_of(k: int) -> int:
+    return k % 13
+
+
+def suit_of(k: int) -> int:
+    return k // 13
+
+
+def value_of(k: int) -> int:
+    return 0 if k == JK else min(rank_of(k) + 1, 10)
+
+
+def sub_multisets(hand):
+    """Every non-empty sub-multiset of ``hand``, as a sorted tuple."""
+    counts = Counter(hand)
+    kinds = sorted(counts)
+    for choice in itertools.product(*(range(counts[k] + 1) for k in kinds)):
+        sub = tuple(k for k, m in zip(kinds, choice, strict=True) for _ in range(m))
+        if sub:
+            yield sub
+
+
+def set_takeable(rules, laid) -> frozenset:
+    """What the next player may take from a same-rank set laid in this order."""
+    if rules.set_pickup == "any":
+        return frozenset(laid)
+    if rules.set_pickup == "top":
+        return frozenset([laid[-1]])
+    return frozenset([laid[0], laid[-1]])  # "ends"
+
+
+def ref_take_options(rules, cards: tuple[int, ...]) -> set[frozenset]:
+    """Every set of cards the next player may be left to take after discarding the
+    multiset ``cards``; empty when ``cards`` is not a legal discard."""
+    options: set[frozenset] = set()
+    if len(cards) == 1:
+        return {frozenset(cards)}
+    jokers = cards.count(JK)
+    natural = [k for k in cards if k != JK]
+    # a same-rank set: two or more natural cards of one rank, laid in any order
+    if jokers == 0 and len({rank_of(k) for k in natural}) == 1:
+        for laid in set(itertools.permutations(cards)):
+            options.add(set_takeable(rules, laid))
+    # a run: run_min or more consecutive ranks of one suit, Ace low, no wrap, jokers
+    # standing in for missing ranks, at least one natural card
+    max_jokers = len(cards) if rules.run_jokers_max is None else rules.run_jokers_max
+    ranks = sorted(rank_of(k) for k in natural)
+    if (
+        len(cards) >= rules.run_min
+        and natural
+        and jokers <= max_jokers
+        and len({suit_of(k) for k in natural}) == 1
+        and len(set(ranks)) == len(ranks)
+    ):
+        suit = suit_of(natural[0])
+        length = len(cards)
+        for low in range(0, 13 - length + 1):
+            high = low + length - 1
+            if ranks[0] < low or ranks[-1] > high:
+                continue
+            laid = [suit * 13 + r if r in ranks else JK for r in range(low, high + 1)]
+            assert laid.count(JK) == jokers
+            if not rules.run_jokers_at_ends and JK in (laid[0], laid[-1]):
+                continue
+            options.add(frozenset(laid) if rules.run_pickup == "any" else frozenset([laid[0], laid[-1]]))
+    return options
+
+
+def ref_moves(rules, hand) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every legal discard of ``hand``: (sorted cards, sorted distinct takeable)."""
+    return {(sub, tuple(sorted(take))) for sub in sub_multisets(hand) for take in ref_take_options(rules, sub)}
+
+
+def ref_slam_allowed(rules, discarded, drawn: int, from_stock: bool) -> bool:
+    if rules.slam == "none" or drawn == JK or JK in discarded:
+        return False
+    if rules.slam_from_stock_only and not from_stock:
+        return False
+    if {rank_of(k) for k in discarded} != {rank_of(drawn)}:
+        return False
+    return len(discarded) == 1 or rules.slam == "same_rank"
+
+
+def ref_blast_holder(rules, state, top, flashed):
+    """The seat that may Blast the previous discard ``top`` (None: nobody)."""
+    if not rules.blast or flashed or JK in top or len({rank_of(k) for k in top}) != 1 or len(top) >= 4:
+        return None
+    rank = rank_of(top[0])
+    missing = [s * 13 + rank for s in range(4) if s * 13 + rank not in top]
+    holders = [p for p in range(rules.num_players) if state.alive[p] and set(missing) <= set(state.hands[p])]
+    assert len(holders) <= 1
+    return holders[0] if holders else None
+
+
+# -- hands ----------------------------------------------------------------------------
+
+
+def random_hands(rules, rng: np.random.Generator, count: int):
+    """Random hands of 0..hand_size cards drawn from the deck (two decks: duplicates
+    possible), a third uniformly, the rest from small windows of ranks and suits plus
+    jokers so that sets and runs with jokers are frequent."""
+    deck = standard_deck(rules.jokers_per_deck, rules.num_decks)
+    for i in range(count):
+        size = int(rng.integers(0, rules.hand_size + 1))
+        if i % 3 == 0:
+            pool = deck
+        elif i % 3 == 1:  # one or two suits, 3..6 consecutive ranks (ends of the rank range included)
+            width = int(rng.integers(3, 7))
+            low = int(rng.integers(-1, 13 - width + 2))
+            window = {r for r in range(low, low + width) if 0 <= r < 13}
+            suits = set(rng.choice(4, size=int(rng.integers(1, 3)), replace=False).tolist())
+            pool = [k for k in deck if k == JK or (rank_of(k) in window and suit_of(k) in suits)]
+        else:  # two ranks in every suit, plus jokers
+            ranks = set(rng.choice(13, size=2, replace=False).tolist())
+            pool = [k for k in deck if k == JK or rank_of(k) in ranks]
+        size = min(size, len(pool))
+        picks = rng.choice(len(pool), size=size, replace=False)
+        yield [pool[j] for j in picks]
+
+
+def table_moves(table, ids):
+    return [
+        (tuple(sorted(table.discards[i - DISCARD_BASE].cards)), table.discards[i - DISCARD_BASE].takeable) for i in ids
+    ]
+
+
+def check_hand(rules, table, hand):
+    ids = table.legal_discards(list(hand))
+    assert ids == sorted(ids)
+    assert all(DISCARD_BASE <= i < table.num_actions for i in ids)
+    moves = table_moves(table, ids)
+    assert len(set(moves)) == len(moves), f"two legal ids are the same move for {hand}"
+    expected = ref_moves(rules, hand)
+    got = set(moves)
+    assert got == expected, (
+        f"{rules.name}/{rules.num_players}p hand {hand}: "
+        f"extra {sorted(got - expected)}, missing {sorted(expected - got)}"
+    )
+    # the count-vector form of legality agrees
+    counts = np.bincount(np.array(hand, dtype=np.int64), minlength=53) if hand else np.zeros(53, dtype=np.int64)
+    by_counts = np.flatnonzero((table.meld_counts <= counts).all(axis=1)) + DISCARD_BASE
+    assert by_counts.tolist() == ids
+
+
+# -- tests ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_legal_discards_match_reference_on_random_hands(name, n):
+    rules = rules_for(name, n)
+    table = action_table(rules)
+    rng = np.random.default_rng(1000 + 10 * list(PRESETS).index(name) + n)
+    checked = 0
+    for hand in random_hands(rules, rng, 1500):
+        check_hand(rules, table, hand)
+        checked += 1
+    assert checked == 1500
+
+
+@pytest.mark.parametrize(
+    ("name", "n"), [("standard", 2), ("seven", 2), ("french", 2), ("two_deck", 2), ("two_deck", 4)]
+)
+def test_legal_discards_match_reference_on_every_one_suit_hand(name, n):
+    """Every hand of hearts (any ranks) plus up to all the jokers of the deck, sizes 3..5:
+    all run and joker placements, Ace low, no wrap."""
+    rules = rules_for(name, n)
+    table = action_table(rules)
+    hearts = list(range(13, 26))
+    count = 0
+    for jokers in range(0, rules.num_jokers + 1):
+        for size in range(max(3 - jokers, 0), rules.hand_size - jokers + 1):
+            for naturals in itertools.combinations(hearts, size):
+                hand = list(naturals) + [JK] * jokers
+                if 3 <= len(hand) <= rules.hand_size:
+                    check_hand(rules, table, hand)
+                    count += 1
+    assert count > 1000
+
+
+@pytest.mark.parametrize(
+    ("name", "n"), [("standard", 2), ("seven", 2), ("french", 2), ("two_deck", 2), ("two_deck", 4)]
+)
+def test_legal_discards_match_reference_on_every_same_rank_hand(name, n):
+    """Every multiset of sevens the deck holds (two decks: equal cards), with and without
+    a joker and another card: all set sizes and orders."""
+    rules = rules_for(name, n)
+    table = action_table(rules)
+    sevens = [s * 13 + 6 for s in range(4)] * rules.num_decks
+    extras = [[], [parse_kind(8, 0)]] + ([[JK]] if rules.num_jokers else [])
+    count = 0
+    for size in range(1, rules.hand_size + 1):
+        for combo in set(itertools.combinations(sorted(sevens), size)):
+            for extra in extras:
+                hand = list(combo) + extra
+                if len(hand) <= rules.hand_size:
+                    check_hand(rules, table, hand)
+                    count += 1
+    assert count > 20
+
+
+def parse_kind(rank: int, suit: int) -> int:
+    return suit * 13 + rank
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_table_entries_are_legal_distinct_and_counted(name, n):
+    rules = rules_for(name, n)
+    table = action_table(rules)
+    assert table.num_actions == DISCARD_BASE + len(table.discards)
+    keys = set()
+    for i, d in enumerate(table.discards):
+        key = (tuple(sorted(d.cards)), d.takeable)
+        assert key not in keys, f"duplicate move {d}"
+        keys.add(key)
+        # the move is legal for a hand holding exactly its cards
+        assert frozenset(d.takeable) in ref_take_options(rules, tuple(sorted(d.cards)))
+        assert d.takeable == tuple(sorted(set(d.takeable)))
+        # the cards as laid say what may be taken
+        if d.type == "run":
+            assert d.takeable == tuple(sorted(set(d.cards) if rules.run_pickup == "any" else {d.cards[0], d.cards[-1]}))
+            natural = [k for k in d.cards if k != JK]
+            low = rank_of(natural[0]) - d.cards.index(natural[0])
+            assert all(k == JK or rank_of(k) == low + j for j, k in enumerate(d.cards)), "runs are laid low to high"
+        elif d.type == "set":
+            assert d.takeable == tuple(sorted(set_takeable(rules, d.cards)))
+        else:
+            assert d.takeable == d.cards and len(d.cards) == 1
+        # meld_counts row = the count vector of the discard's cards
+        row = np.bincount(np.array(d.cards), minlength=53)
+        assert (table.meld_counts[i] == row).all()
+        # encode / decode round trip
+        action = DISCARD_BASE + i
+        assert table.encode_discard(d.cards, d.takeable) == action
+        decoded = table.decode(action)
+        assert (decoded.kind, decoded.cards, decoded.takeable, decoded.meld) == ("discard", d.cards, d.takeable, d.type)
+    assert table.meld_counts.shape == (len(table.discards), 53)
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_every_reference_move_of_a_full_deck_window_has_an_id(name, n):
+    """Completeness the other way: every move the reference finds in a few fixed hands
+    is an id of the table, reachable through ``encode_discard``."""
+    rules = rules_for(name, n)
+    table = action_table(rules)
+    hands = [
+        [13, 14, 15, 16, 17],
+        [0, 1, 2, JK, JK],
+        [10, 11, 12, JK, 9],
+        [6, 19, 32, 45, 6 if rules.num_decks > 1 else JK],
+    ]
+    for hand in hands:
+        hand = [k for k in hand if k != JK or rules.num_jokers][: rules.hand_size]
+        if Counter(hand)[JK] > rules.num_jokers:
+            continue
+        for cards, take in ref_moves(rules, hand):
+            action = table.encode_discard(cards, take)
+            assert table_moves(table, [action]) == [(cards, take)]
+
+
+def test_fixed_ids():
+    assert (DRAW_STOCK, CALL_YANIV, SLAM, ASAF, BLAST, PASS) == (0, 1, 2, 3, 4, 5)
+    assert TAKE_BASE == 6 and DISCARD_BASE == 59
+    assert [encode_take(k) for k in (0, 52)] == [6, 58]
+    table = action_table(PRESETS["standard"])
+    assert table.decode(encode_take(19)).kind == "take"
+    assert table.name(encode_take(52)) == "take 🃏"
+    with pytest.raises(ValueError):
+        encode_take(53)
+
+
+# -- legal actions along random games ---------------------------------------------------
+
+
+def run_random_game(rules, seed: int, max_steps: int) -> Counter:
+    """Random play, checking every decision's legal actions against the reference and the
+    model of the previous discard kept here. Returns how often each phase was seen."""
+    s = engine.new_game(rules, seed=seed)
+    table = s.table
+    g = np.random.default_rng(seed + 7919)
+    seen: Counter = Counter()
+    model = {}
+
+    def new_round():
+        model.update(top=list(s.top), take=set(s.top), flashed=False, pending=None, drawn=None)
+        assert len(s.top) == 1
+        check_blast_offer()
+
+    def check_blast_offer():
+        holder = ref_blast_holder(rules, s, model["top"], model["flashed"])
+        if holder is None:
+            assert s.phase != engine.BLAST_PHASE
+        else:
+            assert s.phase == engine.BLAST_PHASE and s.current == holder
+            assert sorted(s.blast_cards) == sorted(set(range(rank_of(model["top"][0]), 52, 13)) - set(model["top"]))
+
+    new_round()
+    for _ in range(max_steps):
+        if s.phase == engine.GAME_OVER:
+            break
+        if s.phase == engine.ROUND_OVER:
+            engine.start_next_round(s)
+            new_round()
+            continue
+        phase = s.phase
+        seen[engine.PHASE_NAMES[phase]] += 1
+        acts = engine.legal_actions(s)
+        assert acts == sorted(set(acts))
+        assert np.flatnonzero(engine.legal_mask(s)).tolist() == acts
+        p = s.current
+        hand = list(s.hands[p])
+        if phase == engine.DISCARD:
+            assert s.current == s.turn_player
+            discards = [a for a in acts if a >= DISCARD_BASE]
+            specials = [a for a in acts if a < DISCARD_BASE]
+            callable_ = sum(value_of(k) for k in hand) <= rules.call_max
+            assert specials == ([CALL_YANIV] if callable_ else [])
+            moves = table_moves(table, discards)
+            assert len(set(moves)) == len(moves)
+            assert set(moves) == ref_moves(rules, hand)
+        elif phase == engine.DRAW:
+            expected = {TAKE_BASE + k for k in model["take"]} | ({DRAW_STOCK} if s.stock else set())
+            assert set(acts) == expected
+            assert sorted(s.takeable) == sorted(model["take"])
+        elif phase == engine.SLAM_PHASE:
+            assert acts == [SLAM, PASS]
+        elif phase == engine.ASAF_PHASE:
+            assert acts == [ASAF, PASS]
+            assert s.current != s.caller
+        elif phase == engine.BLAST_PHASE:
+            assert acts == [BLAST, PASS]
+        action = int(acts[int(g.integers(len(acts)))])
+        engine.apply(s, action)
+        ended = s.phase in (engine.ROUND_OVER, engine.GAME_OVER)
+        if phase == engine.DISCARD and action >= DISCARD_BASE:
+            model["pending"] = table.discards[action - DISCARD_BASE]
+        elif phase == engine.DRAW:
+            d = model["pending"]
+            if action == DRAW_STOCK:
+                (drawn,) = list((Counter(s.hands[p]) - Counter(hand)).elements())
+            else:
+                drawn = action - TAKE_BASE
+            model.update(top=list(d.cards), take=set(d.takeable), flashed=False, drawn=drawn)
+            if not ended:
+                slam = ref_slam_allowed(rules, d.cards, drawn, action == DRAW_STOCK)
+                assert (s.phase == engine.SLAM_PHASE) == slam, (d, drawn, action)
+                if not slam:
+                    check_blast_offer()
+        elif phase == engine.SLAM_PHASE:
+            if action == SLAM:
+                model["top"].append(model["drawn"])
+                model["take"] = set(set_takeable(rules, model["top"]))
+                model["flashed"] = True
+            if not ended:
+                check_blast_offer()
+        elif phase == engine.BLAST_PHASE and action == BLAST:
+            model["top"] = model["top"] + sorted(set(range(rank_of(model["top"][0]), 52, 13)) - set(model["top"]))
+            model["take"] = set(set_takeable(rules, model["top"]))
+    return seen
+
+
+@pytest.mark.parametrize(("name", "n"), CONFIGS)
+def test_legal_actions_match_reference_in_random_games(name, n):
+    rules = rules_for(name, n)
+    seen: Counter = Counter()
+    for seed in range(12):
+        seen += run_random_game(rules, seed, max_steps=700)
+    assert seen["discard"] > 1000 and seen["draw"] > 1000
+    if rules.slam != "none":
+        assert seen["slam"] > 0
+    if rules.challenge == "asaf":
+        assert seen["asaf"] > 0
+    if rules.blast:
+        assert seen["blast"] > 0
