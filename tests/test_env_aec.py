@@ -218,11 +218,6 @@ def test_elimination_mid_game_is_exercised():
     assert seen > 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (yaniv_aec.observe): while an eliminated agent takes its None step, the next live player's "
-    "observation already carries its legal moves although it is not agent_selection",
-)
 def test_masks_are_zero_while_an_eliminated_agent_steps():
     rng = np.random.default_rng(0)
     for seed in range(20):
@@ -454,11 +449,6 @@ def test_acting_seat_ignores_hidden_cards_in_every_phase(preset, players):
     assert set(phases) == set(range(kinds))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (observation.ObservationLayout.build): in the slam phase, every seat's observation holds "
-    "the card the acting player just drew from the stock (piece 'drawn'), not only the drawer's",
-)
 def test_other_seats_do_not_see_the_card_drawn_from_the_stock():
     rules = PRESETS["standard"]
     layout = ObservationLayout(rules)

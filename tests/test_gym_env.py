@@ -300,39 +300,44 @@ def test_illegal_action_raise():
 # -- the first round can end before the learner's first decision ------------------------
 
 
-def _caller_first(monkeypatch):
-    """Make every new game start with player_0 to act holding A♠ A♥ A♦ 2♠ (total 5):
-    it may call Yaniv at once, before player_1 has decided anything."""
+def _caller_first(monkeypatch, games: int | None = None):
+    """Make new games start with player_0 to act holding A♠ A♥ A♦ 2♠ (total 5): it may
+    call Yaniv at once, before player_1 has decided anything. ``games``: only the first
+    that many games (then the normal deal)."""
+    real_new_game = engine.new_game
+    made = []
 
     def new_game(rules, seed=None, rng=None):
+        if games is not None and len(made) >= games:
+            return real_new_game(rules, seed=seed, rng=rng)
+        made.append(1)
         hands = [parse_cards("AS AH AD 2S JK"), parse_cards("KS KH KD QS QH")]
         return engine.from_position(rules, hands=hands, top=parse_cards("9C"), current=0, rng=rng, seed=seed)
 
     monkeypatch.setattr(engine, "new_game", new_game)
+    return made
 
 
 def _always_call(observation, action_mask):
     return 1 if action_mask[1] else int(np.flatnonzero(action_mask)[0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (gym_env.reset): when the opponents end the first round before the learner's first "
-    "decision, reset() returns a finished episode (all-zero mask) and step() raises RuntimeError",
-)
-def test_reset_round_episode_ended_by_opponents(monkeypatch):
-    _caller_first(monkeypatch)
+def test_reset_deals_again_when_opponents_end_the_round_first(monkeypatch):
+    made = _caller_first(monkeypatch, games=1)
     env = YanivGymEnv(rules="standard", num_players=2, episode="round", learner_seat=1, opponents=_always_call)
     obs, info = env.reset(seed=0)
-    assert env.aec.game.round_result is not None  # the opponent called at once
-    assert info["action_mask"].any(), "reset() handed over an episode that is already over"
+    assert len(made) == 1  # the first deal was called at once by the opponent ...
+    assert env.aec.game.round_result is None  # ... so the learner got a fresh deal
+    assert info["action_mask"].any() and env.aec.agent_selection == "player_1"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (gym_env.reset): the learner's reward for a round the opponents end before its first "
-    "decision is dropped by reset() (its summed score rewards miss that round)",
-)
+def test_reset_gives_up_with_a_clear_error_when_every_deal_ends_first(monkeypatch):
+    _caller_first(monkeypatch)
+    env = YanivGymEnv(rules="standard", num_players=2, episode="round", learner_seat=1, opponents=_always_call)
+    with pytest.raises(RuntimeError, match="before the learner's first decision"):
+        env.reset(seed=0)
+
+
 def test_reset_keeps_rewards_earned_before_the_first_decision(monkeypatch):
     _caller_first(monkeypatch)
     env = YanivGymEnv(rules="standard", num_players=2, reward="score", learner_seat=1, opponents=_always_call)

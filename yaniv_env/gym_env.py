@@ -119,23 +119,34 @@ class YanivGymEnv(gymnasium.Env):
         """The learner's legal-action mask (``bool``), for MaskablePPO."""
         return self._mask.astype(bool)
 
+    #: Deals tried at reset before giving up (see :meth:`reset`).
+    MAX_REDEALS = 100
+
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode. The AEC game is seeded from this environment's generator. If
+        the opponents finish the episode before the learner's first decision (a round
+        called at once in a ``"round"`` episode), the learner had nothing to decide:
+        a new deal is played instead. Rewards the learner earns before its first
+        decision are added to the reward of its first step."""
         super().reset(seed=seed)
         aec = self.aec
-        aec.reset(seed=int(self.np_random.integers(2**63)) if seed is not None or aec.game is None else None)
         n = self.rules.num_players
         self._seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else self.learner_seat
         if seed is not None:
             for i, opp in enumerate(self.opponents):
                 if hasattr(opp, "reset"):
                     opp.reset(seed=seed * 1000 + i + 1)
-        self._seat_policies = {}
         others = [p for p in range(n) if p != self._seat]
-        for p, opp in zip(others, self.opponents):
-            self._seat_policies[aec.possible_agents[p]] = opp
+        self._seat_policies = {aec.possible_agents[p]: opp for p, opp in zip(others, self.opponents, strict=True)}
         self._learner = aec.possible_agents[self._seat]
-        self._play_opponents()
-        return self._observe(), self._info()
+        for _ in range(self.MAX_REDEALS):
+            aec.reset(seed=int(self.np_random.integers(2**63)))
+            self._carry, _, _ = self._play_opponents()
+            if not self._done:
+                return self._observe(), self._info()
+        raise RuntimeError(
+            f"the opponents ended {self.MAX_REDEALS} episodes in a row before the learner's first decision"
+        )
 
     def step(self, action):
         aec = self.aec
@@ -148,7 +159,8 @@ class YanivGymEnv(gymnasium.Env):
             obs = self._observe()
             return obs, self.illegal_reward, True, False, {**self._info(), "illegal_action": True}
         aec.step(int(action))
-        reward = aec.rewards.get(self._learner, 0.0)
+        reward = aec.rewards.get(self._learner, 0.0) + self._carry
+        self._carry = 0.0
         more, terminated, truncated = self._play_opponents()
         obs = self._observe()
         return obs, float(reward + more), terminated, truncated, self._info()

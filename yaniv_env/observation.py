@@ -16,7 +16,7 @@ takeable           K           cards the observer may take (or, before it discar
                                be able to take) from the previous discard
 top                K           every card of the previous discard
 pending            K           the set the observer just laid (draw and slam phases)
-drawn              K           the card just drawn (slam phase)
+drawn              K           the card just drawn (slam phase, the drawer only)
 known              (n-1)·K     cards each opponent is known to hold (taken from a
                                discard, not yet thrown), next player first
 out_of_play        K           discarded cards below the top set (out until a reshuffle)
@@ -28,7 +28,10 @@ turn_player        n           one-hot: whose turn it is (differs from the obser
 caller             n           one-hot: who called Yaniv (Asaf phase)
 stock              1           cards in the stock / deck size
 round_progress     1           turns played this round / turn_limit
-phase              5           one-hot: discard, draw, slam, asaf, blast
+phase              5           one-hot: the decision the observer is asked to make
+                               (discard, draw, slam, asaf, blast); all zeros when it
+                               is not deciding, so that nobody learns that another
+                               seat was offered a slam-down or a Blast
 rules              22          the rule values that differ between presets (see
                                :func:`rules_vector`), so one network can see the rules
 =================  ==========  =========================================================
@@ -161,10 +164,11 @@ class ObservationLayout:
         idx += [K + k for k in s.takeable]
         idx += [2 * K + k for k in s.top]
         phase = s.phase
-        if phase == DRAW or phase == SLAM_PHASE:
-            idx += [3 * K + k for k in s.pending.cards] if s.pending is not None else []
-            if phase == SLAM_PHASE:
-                idx.append(4 * K + s.drawn)
+        deciding = seat == s.current
+        if phase in (DRAW, SLAM_PHASE) and s.pending is not None:
+            idx += [3 * K + k for k in s.pending.cards]
+        if phase == SLAM_PHASE and deciding:  # the drawn card is the drawer's secret
+            idx.append(4 * K + s.drawn)
         order = self._orders[seat]
         known = s.known
         for r in range(1, n):
@@ -185,7 +189,7 @@ class ObservationLayout:
             + self._one_hot[(s.turn_player - seat) % n]
             + (self._one_hot[(caller - seat) % n] if caller is not None else self._one_hot[n])
             + [len(s.stock) * self._inv_deck, s.round_turns * self._inv_turns]
-            + self._phase_hot[phase]
+            + self._phase_hot[phase if deciding else NUM_DECISION_PHASES]
         )
         return obs
 

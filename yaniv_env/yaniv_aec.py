@@ -83,9 +83,9 @@ Every player receives its reward when it is earned, whether or not it is acting:
                      that still ends on what decides a game.
 
 ``infos[agent]["round_result"]`` holds the last finished round
-(:class:`yaniv_env.engine.RoundResult`). Eliminated players are terminated and leave ``agents`` after their last (``None``)
-step, the PettingZoo way. A round that hits the turn limit (or a game that hits the
-rules' ``round_limit``) truncates.
+(:class:`yaniv_env.engine.RoundResult`). Eliminated players are terminated and leave
+``agents`` after their last (``None``) step, the PettingZoo way. A round that hits
+the turn limit (or a game that hits the rules' ``round_limit``) truncates.
 
 Bad input
 ---------
@@ -198,7 +198,11 @@ class raw_env(AECEnv):
         seat = self._seat[agent]
         g = self.game
         mask = np.zeros(self.table.num_actions, dtype=np.int8)
-        if g.current == seat and not (self.terminations[agent] or self.truncations[agent]):
+        if (
+            g.current == seat
+            and agent == self.agent_selection
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
             mask[engine.legal_actions(g)] = 1
         return {"observation": self.layout.build(g, seat), "action_mask": mask}
 
