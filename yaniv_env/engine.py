@@ -87,6 +87,10 @@ class RoundResult:
     eliminated: list[int] = field(default_factory=list)
     truncated: bool = False
     """The round hit ``turn_limit``."""
+    first_player: int = 0
+    """Who played first in this round."""
+    turns: int = 0
+    """Whole turns completed in the round (a Yaniv call ends the round without one)."""
 
 
 def hand_value(hand: Sequence[int]) -> int:
@@ -660,6 +664,8 @@ def _end_round(
         scores=list(scores),
         eliminated=eliminated,
         truncated=truncated,
+        first_player=s.first_player,
+        turns=s.round_turns,
     )
     if not game_over:
         # The round winner starts; lots among tied winners; after a drawn round, the
