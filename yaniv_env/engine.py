@@ -733,7 +733,8 @@ class PublicView:
     takeable: tuple[int, ...]
     pending: tuple[int, ...]
     out_of_play: tuple[int, ...]
-    """Discarded cards that cannot come back this round: the pile below the top set."""
+    """Discarded cards below the top set: out of play until the stock runs out and they
+    are shuffled into a new stock (``stock_exhaustion="reshuffle"``)."""
     stock_size: int
     scores: tuple[int, ...]
     alive: tuple[bool, ...]
