@@ -11,6 +11,7 @@ from collections import Counter
 import numpy as np
 import pettingzoo
 import pytest
+from aec_checks import check_illegal_actions_raise, place_reward, play_until_illegal
 from pettingzoo.test import api_test, render_test, seed_test
 
 import yaniv_env
@@ -57,10 +58,6 @@ def test_pettingzoo_api_seed_render(preset_count):
 
 
 # -- whole games through the AEC API ----------------------------------------------------
-
-
-def _place_reward(place: int, players: int) -> float:
-    return 1.0 if players < 2 else (players - 1 - 2 * place) / (players - 1)
 
 
 def play_checked(env, action_seed: int, full: bool = True) -> dict:
@@ -195,11 +192,11 @@ def test_random_games(preset_count, episode):
             assert score[a] == pytest.approx(-first["scores"][p] / 100, abs=1e-9)
             # "outcome": the place, once
             if episode == "game":
-                expected = _place_reward(first["ranking"][p], n)
+                expected = place_reward(first["ranking"][p], n)
             else:
                 seats = [q for q in range(n) if rr_last.hand_totals[q] is not None]
                 place = sum(1 for q in seats if rr_last.points[q] < rr_last.points[p])
-                expected = _place_reward(place, len(seats))
+                expected = place_reward(place, len(seats))
             assert outcome[a] == pytest.approx(expected, abs=1e-9)
             # "round_win": one per round won
             assert wins[a] == sum(p in rr.winners for rr in first["rounds"])
@@ -493,33 +490,7 @@ def _snapshot(raw):
 def test_raw_env_illegal_action_raises_and_changes_nothing(preset):
     env = yaniv_env.raw_env(rules=preset, num_players=3 if preset != "two_deck" else 4)
     env.reset(seed=5)
-    num_actions = env.action_space("player_0").n
-    rng = np.random.default_rng(1)
-    phases = set()
-    for i, _agent in enumerate(env.agent_iter(max_iter=3000)):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"]).tolist()
-        if i % 3 == 0:
-            phases.add(env.unwrapped.game.phase)
-            illegal = int(rng.choice(np.flatnonzero(obs["action_mask"] == 0)))
-            before = _snapshot(env)
-            with pytest.raises(ValueError) as exc:
-                env.step(illegal)
-            msg = str(exc.value)
-            assert f"illegal action {illegal} ({env.action_name(illegal)})" in msg
-            assert "Legal actions:" in msg
-            for a in legal:
-                assert f"{a} ({env.action_name(a)})" in msg
-            assert _snapshot(env) == before
-            for bad in (num_actions, -1, 10**9, 2.5, "0", None, True):
-                with pytest.raises(ValueError) as exc:
-                    env.step(bad)
-                assert "Legal actions:" in str(exc.value)
-                assert _snapshot(env) == before
-        env.step(legal[rng.integers(len(legal))])
+    phases = check_illegal_actions_raise(env, _snapshot, max_iter=3000)
     # every decision kind the rules have was tried: slam (not two_deck), Asaf and Blast (french)
     expected = {"standard": 3, "seven": 3, "french": 5, "two_deck": 2}[preset]
     assert phases == set(range(expected))
@@ -529,28 +500,7 @@ def test_wrapped_env_illegal_action_terminates_with_penalty(caplog):
     for turn in (0, 25):
         env = yaniv_env.env(rules="standard", num_players=3)
         env.reset(seed=2)
-        rng = np.random.default_rng(0)
-        offender = None
-        received = {}
-        for i, agent in enumerate(env.agent_iter(max_iter=10_000)):
-            obs, reward, term, trunc, _ = env.last()
-            if offender is not None:
-                assert term and trunc
-                received[agent] = reward
-                env.step(None)
-                continue
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            if i == turn:
-                offender = agent
-                env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
-                assert "Illegal move" in caplog.text
-                continue
-            env.step(int(legal[rng.integers(len(legal))]))
-        assert env.agents == []
-        assert received[offender] == -1.0
+        offender, received = play_until_illegal(env, turn, caplog)
         assert set(received) == {"player_0", "player_1", "player_2"}
         if turn == 0:
             assert all(r == 0.0 for a, r in received.items() if a != offender)

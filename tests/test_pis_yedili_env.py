@@ -1,6 +1,6 @@
 """Pis Yedili environments: PettingZoo AEC conformance, whole games and rewards, hidden
 information, bad input, rendering, the Gymnasium wrapper, the registries, the baselines
-and a smoke run of the bench."""
+and a smoke run of the Pis Yedili section of ``yaniv_env.bench``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+from aec_checks import check_illegal_actions_raise, place_reward, play_until_illegal
 from pettingzoo.test import api_test, render_test, seed_test
 
 import agents
@@ -35,10 +36,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
     pytest.mark.filterwarnings("ignore:.*[Ii]llegal move.*"),
 ]
-
-
-def _place_reward(place: int, n: int) -> float:
-    return (n - 1 - 2 * place) / (n - 1)
 
 
 # -- PettingZoo's own tests -------------------------------------------------------------
@@ -133,10 +130,10 @@ def test_random_games_and_rewards(n, episode):
         for p, a in enumerate(agents_):
             assert score[a] == pytest.approx(-first["scores"][p] / 100, abs=1e-9)
             if episode == "game":
-                expected = _place_reward(first["ranking"][p], n)
+                expected = place_reward(first["ranking"][p], n)
             else:
                 place = sum(1 for q in last.points if q < last.points[p])
-                expected = 0.0 if last.truncated else _place_reward(place, n)
+                expected = 0.0 if last.truncated else place_reward(place, n)
             assert outcome[a] == pytest.approx(expected, abs=1e-9)
             assert wins[a] == sum(p in d.winners for d in first["deals"])
             assert both[a] == pytest.approx(score[a] + outcome[a], abs=1e-9)
@@ -352,58 +349,15 @@ def _snapshot(raw):
 def test_raw_env_illegal_action_raises_and_changes_nothing():
     env = pis_yedili.raw_env(num_players=3)
     env.reset(seed=5)
-    rng = np.random.default_rng(1)
-    phases = set()
-    for i, agent in enumerate(env.agent_iter(max_iter=1500)):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"]).tolist()
-        if i % 3 == 0:
-            phases.add(env.game.phase)
-            illegal = int(rng.choice(np.flatnonzero(obs["action_mask"] == 0)))
-            before = _snapshot(env)
-            with pytest.raises(ValueError) as exc:
-                env.step(illegal)
-            msg = str(exc.value)
-            assert msg.startswith(f"{agent}: illegal action {illegal} ({env.action_name(illegal)})")
-            assert "Legal actions:" in msg
-            for a in legal:
-                assert f"{a} ({env.action_name(a)})" in msg
-            assert _snapshot(env) == before
-            for bad in (A.NUM_ACTIONS, -1, 10**9, 2.5, "0", None, True):
-                with pytest.raises(ValueError) as exc:
-                    env.step(bad)
-                assert "Legal actions:" in str(exc.value)
-                assert _snapshot(env) == before
-        env.step(legal[rng.integers(len(legal))])
+    assert env.action_space("player_0").n == A.NUM_ACTIONS
+    phases = check_illegal_actions_raise(env, _snapshot, max_iter=1500)
     assert {E.OPENING, E.PLAY, E.SEVEN_PHASE} <= phases
 
 
 def test_wrapped_env_illegal_action_terminates_with_penalty(caplog):
     env = pis_yedili.env(num_players=3)
     env.reset(seed=2)
-    rng = np.random.default_rng(0)
-    offender, received = None, {}
-    for i, agent in enumerate(env.agent_iter(max_iter=10_000)):
-        obs, reward, term, trunc, _ = env.last()
-        if offender is not None:
-            assert term and trunc
-            received[agent] = reward
-            env.step(None)
-            continue
-        if term or trunc:
-            env.step(None)
-            continue
-        if i == 20:
-            offender = agent
-            env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
-            assert "Illegal move" in caplog.text
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(len(legal))]))
-    assert env.agents == [] and received[offender] == -1.0
+    _, received = play_until_illegal(env, 20, caplog)
     assert set(received) == {"player_0", "player_1", "player_2"}
     with pytest.raises(AssertionError):
         fresh = pis_yedili.env()
@@ -586,7 +540,7 @@ def test_gym_opponents_seats_and_rewards():
         seats.add(env.seat)
         g = env.aec.game
         place = E.ranking(g)[env.seat]
-        assert total == pytest.approx(-g.scores[env.seat] / 100 + _place_reward(place, 4), abs=1e-9)
+        assert total == pytest.approx(-g.scores[env.seat] / 100 + place_reward(place, 4), abs=1e-9)
     assert len(seats) > 1 and calls
     with pytest.raises(RuntimeError):
         env.step(0)
@@ -679,13 +633,21 @@ def test_heuristic_beats_random_in_a_small_sample():
 
 
 def test_bench_smoke(capsys):
-    from yaniv_env.pis_yedili import bench
+    from yaniv_env import bench
 
-    assert bench.main(["--seconds", "0.05", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    numbers = [result["engine"]["decisions_per_s"]]
-    numbers += [result["env"][k]["steps_per_s"] for k in ("aec_raw", "aec_wrapped", "gym")]
+    assert bench.main(["--seconds", "0.05", "--presets", "standard", "--json"]) == 0
+    pis = json.loads(capsys.readouterr().out)["pis_yedili"]
+    assert pis["preset"] == "standard"
+    numbers = [pis["engine"]["decisions_per_s"]]
+    numbers += [pis["env"][k]["steps_per_s"] for k in ("aec_raw", "aec_wrapped", "gym")]
     assert all(isinstance(v, float) and v > 0 for v in numbers)
-    assert bench.main(["--seconds", "0.02", "--no-env", "--players", "3"]) == 0
-    assert "decisions/s" in capsys.readouterr().out
-    assert bench.main(["--seconds", "0.02", "--players", "9"]) == 2
+    assert bench.main(["--seconds", "0.02", "--presets", "standard", "--no-env", "--players", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "Pis Yedili (standard)" in out and "engine decisions" in out and "AEC raw_env steps" not in out
+    # a count Yaniv seats but Pis Yedili cannot: Pis Yedili is skipped with the reason
+    assert bench.main(["--seconds", "0.02", "--presets", "standard", "--no-env", "--players", "8", "--json"]) == 0
+    pis = json.loads(capsys.readouterr().out)["pis_yedili"]
+    assert "at most 7" in pis["skipped"] and "engine" not in pis
+    assert bench.main(["--seconds", "0.02", "--presets", "standard", "--no-env", "--no-pis", "--json"]) == 0
+    assert "pis_yedili" not in json.loads(capsys.readouterr().out)
+    assert bench.main(["--seconds", "0.02", "--players", "11"]) == 2

@@ -15,6 +15,11 @@ figures are the engine's and the environments'.
   wrappers); every ``step`` call counts, the ``None`` steps of finished agents included.
   The Gymnasium wrapper counts the learner's ``step`` calls (the random opponents play
   inside them).
+* Pis Yedili (``--pis-preset``, default ``standard``; ``--no-pis`` leaves it out), at the
+  same player count: the engine (``new_game`` / ``legal_actions`` / ``apply`` /
+  ``start_next_deal``; a *decision* is one ``apply``: a draw, a pass, a play; deals and
+  games are finished ones) and, unless ``--no-env``, the same three environment loops. A
+  player count the Pis Yedili rules cannot seat is reported as skipped.
 
 Each measurement plays whole games until ``--seconds`` have passed, so it can run over by
 one game. ``--json`` prints the same figures as JSON.
@@ -36,24 +41,27 @@ from .rules import PRESETS, get_rules
 BLOCK = 4096
 
 
-def bench_engine(rules, seconds: float, seed: int = 0) -> dict[str, float]:
-    """Random play with the engine alone: turns, rounds and games per second."""
+def _random_games(eng, new_part, part_over: int, rules, seconds: float, seed: int, per_game=None):
+    """Whole games of random legal moves with the engine module ``eng`` (``new_game``,
+    ``legal_actions``, ``apply``, ``GAME_OVER``) until ``seconds`` have passed; from phase
+    ``part_over`` on the round (deal) is over and ``new_part(state)`` deals the next one.
+    Returns (decisions, finished rounds or deals, games, the sum of ``per_game(state)`` over
+    the finished games, elapsed seconds)."""
     rng = np.random.default_rng(seed)
     u = rng.random(BLOCK).tolist()
     i = 0
-    legal_actions, apply, start_next_round = engine.legal_actions, engine.apply, engine.start_next_round
-    ROUND_OVER, GAME_OVER = engine.ROUND_OVER, engine.GAME_OVER
-    turns = rounds = games = decisions = 0
+    legal_actions, apply, GAME_OVER = eng.legal_actions, eng.apply, eng.GAME_OVER
+    decisions = parts = games = counted = 0
     start = time.perf_counter()
     while True:
-        s = engine.new_game(rules, rng=rng)
+        s = eng.new_game(rules, rng=rng)
         while True:
             phase = s.phase
-            if phase >= ROUND_OVER:
-                rounds += 1
+            if phase >= part_over:
+                parts += 1
                 if phase == GAME_OVER:
                     break
-                start_next_round(s)
+                new_part(s)
                 continue
             legal = legal_actions(s)
             if i == BLOCK:
@@ -62,17 +70,43 @@ def bench_engine(rules, seconds: float, seed: int = 0) -> dict[str, float]:
             apply(s, legal[int(u[i] * len(legal))])
             i += 1
             decisions += 1
-        turns += s.turns
+        if per_game is not None:
+            counted += per_game(s)
         games += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
+    return decisions, parts, games, counted, elapsed
+
+
+def bench_engine(rules, seconds: float, seed: int = 0) -> dict[str, float]:
+    """Random play with the Yaniv engine alone: turns, rounds and games per second."""
+    decisions, rounds, games, turns, elapsed = _random_games(
+        engine, engine.start_next_round, engine.ROUND_OVER, rules, seconds, seed, per_game=lambda s: s.turns
+    )
     return {
         "turns_per_s": turns / elapsed,
         "rounds_per_s": rounds / elapsed,
         "games_per_s": games / elapsed,
         "decisions_per_s": decisions / elapsed,
         "turns": turns,
+        "games": games,
+        "seconds": elapsed,
+    }
+
+
+def bench_pis_engine(rules, seconds: float, seed: int = 0) -> dict[str, float]:
+    """Random play with the Pis Yedili engine alone: decisions, deals and games per second."""
+    from .pis_yedili import engine as pis_engine
+
+    decisions, deals, games, _, elapsed = _random_games(
+        pis_engine, pis_engine.start_next_deal, pis_engine.DEAL_OVER, rules, seconds, seed
+    )
+    return {
+        "decisions_per_s": decisions / elapsed,
+        "deals_per_s": deals / elapsed,
+        "games_per_s": games / elapsed,
+        "decisions": decisions,
         "games": games,
         "seconds": elapsed,
     }
@@ -109,11 +143,10 @@ def bench_aec(make_env, seconds: float, seed: int = 0) -> dict[str, float]:
     return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed, "steps": steps, "seconds": elapsed}
 
 
-def bench_gym(rules, num_players: int, seconds: float, seed: int = 0) -> dict[str, float]:
-    """The Gymnasium wrapper: learner steps per second, random learner and opponents."""
-    from .gym_env import YanivGymEnv
-
-    env = YanivGymEnv(rules=rules, num_players=num_players, opponents=["random"])
+def bench_gym(make_env, seconds: float, seed: int = 0) -> dict[str, float]:
+    """A Gymnasium wrapper with action masks (``info["action_mask"]``): learner steps per
+    second, random learner (the wrapper's random opponents play inside its steps)."""
+    env = make_env()
     rng = np.random.default_rng(seed)
     u = rng.random(BLOCK).tolist()
     i = 0
@@ -139,8 +172,16 @@ def bench_gym(rules, num_players: int, seconds: float, seed: int = 0) -> dict[st
     return {"steps_per_s": steps / elapsed, "episodes_per_s": episodes / elapsed, "steps": steps, "seconds": elapsed}
 
 
-def run(presets: list[str], players: int, seconds: float, env_preset: str | None = "standard", seed: int = 0) -> dict:
-    """Every measurement, as a dict (what ``--json`` prints)."""
+def run(
+    presets: list[str],
+    players: int,
+    seconds: float,
+    env_preset: str | None = "standard",
+    seed: int = 0,
+    pis_preset: str | None = "standard",
+) -> dict:
+    """Every measurement, as a dict (what ``--json`` prints). ``env_preset=None`` measures
+    the engines only; ``pis_preset=None`` leaves Pis Yedili out."""
     result: dict = {
         "players": players,
         "seconds": seconds,
@@ -160,17 +201,59 @@ def run(presets: list[str], players: int, seconds: float, env_preset: str | None
             continue
         result["engine"][name] = bench_engine(rules, seconds, seed)
     if env_preset is not None:
+        from .gym_env import YanivGymEnv
         from .yaniv_aec import env as wrapped_env
         from .yaniv_aec import raw_env
 
         kwargs = {"rules": env_preset, "num_players": players}
         result["env"] = {
             "preset": env_preset,
-            "aec_raw": bench_aec(lambda: raw_env(**kwargs), seconds, seed),
-            "aec_wrapped": bench_aec(lambda: wrapped_env(**kwargs), seconds, seed),
-            "gym": bench_gym(env_preset, players, seconds, seed),
+            **bench_envs(raw_env, wrapped_env, YanivGymEnv, kwargs, seconds, seed),
         }
+    if pis_preset is not None:
+        result["pis_yedili"] = run_pis(pis_preset, players, seconds, seed, envs=env_preset is not None)
     return result
+
+
+def bench_envs(raw_env, wrapped_env, gym_env, kwargs: dict, seconds: float, seed: int) -> dict:
+    """The AEC loop on ``raw_env(**kwargs)`` and ``wrapped_env(**kwargs)`` and the Gymnasium
+    wrapper ``gym_env(**kwargs)`` (its default random opponents)."""
+    return {
+        "aec_raw": bench_aec(lambda: raw_env(**kwargs), seconds, seed),
+        "aec_wrapped": bench_aec(lambda: wrapped_env(**kwargs), seconds, seed),
+        "gym": bench_gym(lambda: gym_env(**kwargs), seconds, seed),
+    }
+
+
+def run_pis(preset: str, players: int, seconds: float, seed: int = 0, envs: bool = True) -> dict:
+    """The Pis Yedili measurements (``result["pis_yedili"]``); a player count the rules
+    cannot seat gives ``{"preset": ..., "skipped": why}``."""
+    from .pis_yedili.rules import get_rules as get_pis_rules
+
+    try:
+        rules = get_pis_rules(preset, players)
+    except ValueError as e:
+        return {"preset": preset, "skipped": str(e)}
+    result: dict = {"preset": preset, "engine": bench_pis_engine(rules, seconds, seed)}
+    if envs:
+        from .pis_yedili.gym_env import PisYediliGymEnv
+        from .pis_yedili.pis_aec import env as wrapped_env
+        from .pis_yedili.pis_aec import raw_env
+
+        kwargs = {"rules": preset, "num_players": players}
+        result["env"] = bench_envs(raw_env, wrapped_env, PisYediliGymEnv, kwargs, seconds, seed)
+    return result
+
+
+def _env_rows(env: dict, what: str = "") -> list[str]:
+    rows = []
+    for label, key, per_game in (
+        ("AEC raw_env", "aec_raw", "games_per_s"),
+        ("AEC env() (wrapped)", "aec_wrapped", "games_per_s"),
+        ("Gymnasium (learner)", "gym", "episodes_per_s"),
+    ):
+        rows.append(f"{label + what:<28}{env[key]['steps_per_s']:>12,.0f}{env[key][per_game]:>12,.2f}")
+    return rows
 
 
 def format_table(result: dict) -> str:
@@ -189,20 +272,32 @@ def format_table(result: dict) -> str:
         lines.append(f"{name:<24}skipped: {why}")
     if "env" in result:
         env = result["env"]
-        lines += [
-            "",
-            f"environments ({env['preset']}){'':<4}{'steps/s':>12}{'games/s':>12}",
-            f"{'AEC raw_env':<24}{env['aec_raw']['steps_per_s']:>12,.0f}{env['aec_raw']['games_per_s']:>12,.2f}",
-            f"{'AEC env() (wrapped)':<24}{env['aec_wrapped']['steps_per_s']:>12,.0f}"
-            f"{env['aec_wrapped']['games_per_s']:>12,.2f}",
-            f"{'Gymnasium (learner)':<24}{env['gym']['steps_per_s']:>12,.0f}{env['gym']['episodes_per_s']:>12,.2f}",
-        ]
+        lines += ["", f"{'environments (' + env['preset'] + ')':<28}{'steps/s':>12}{'games/s':>12}"]
+        lines += _env_rows(env)
+    pis = result.get("pis_yedili")
+    if pis is not None:
+        title = f"Pis Yedili ({pis['preset']})"
+        lines.append("")
+        if "skipped" in pis:
+            lines.append(f"{title}: skipped: {pis['skipped']}")
+        else:
+            e = pis["engine"]
+            lines += [
+                f"{title:<28}{'per s':>12}{'games/s':>12}{'deals/s':>12}",
+                f"{'engine decisions':<28}{e['decisions_per_s']:>12,.0f}{e['games_per_s']:>12,.2f}"
+                f"{e['deals_per_s']:>12,.1f}",
+            ]
+            if "env" in pis:
+                lines += _env_rows(pis["env"], " steps")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .pis_yedili.rules import PRESETS as PIS_PRESETS
+
     parser = argparse.ArgumentParser(
-        prog="yaniv bench", description="Measure engine and environment speed with random legal play (one core)."
+        prog="yaniv bench",
+        description="Measure Yaniv and Pis Yedili engine and environment speed with random legal play (one core).",
     )
     parser.add_argument("--players", type=int, default=2, help="players at the table (default 2)")
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
@@ -212,14 +307,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--env-preset", default="standard", choices=list(PRESETS), help="preset for the environment runs"
     )
-    parser.add_argument("--no-env", action="store_true", help="measure the engine only")
+    parser.add_argument(
+        "--pis-preset", default="standard", choices=list(PIS_PRESETS), help="Pis Yedili preset (default standard)"
+    )
+    parser.add_argument("--no-env", action="store_true", help="measure the engines only")
+    parser.add_argument("--no-pis", action="store_true", help="leave Pis Yedili out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
     try:
-        result = run(args.presets, args.players, args.seconds, None if args.no_env else args.env_preset, args.seed)
+        result = run(
+            args.presets,
+            args.players,
+            args.seconds,
+            None if args.no_env else args.env_preset,
+            args.seed,
+            None if args.no_pis else args.pis_preset,
+        )
     except ValueError as e:
         print(f"yaniv bench: {e}", file=sys.stderr)
         return 2

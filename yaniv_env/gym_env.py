@@ -15,6 +15,10 @@ or one entry reused for all) of agent names for ``agents.make``, agent objects w
 the default is the uniform random agent. ``learner_seat`` is a seat number or
 ``"random"`` (drawn per episode from the environment's generator).
 
+The wrapper drives the AEC environment class in :attr:`YanivGymEnv.aec_class`; other
+keyword arguments are passed to its constructor. A game's wrapper is a subclass that sets
+``aec_class`` and ``default_opponent`` (:class:`yaniv_env.pis_yedili.gym_env.PisYediliGymEnv`).
+
 The observation is the flat vector of the AEC environment (``yaniv_env.observation``);
 the legal-action mask is :meth:`action_masks` (for sb3-contrib's MaskablePPO) and
 ``info["action_mask"]``. The reward is the learner's AEC reward summed over everything
@@ -40,7 +44,10 @@ from .yaniv_aec import raw_env
 OpponentSpec = Any  # a name, a Policy, or a callable (observation, mask) -> int
 
 
-def _as_policy(spec: OpponentSpec, seed: int | None, rules) -> Callable[[np.ndarray, np.ndarray], int]:
+def as_policy(spec: OpponentSpec, seed: int | None, rules) -> Callable[[np.ndarray, np.ndarray], int]:
+    """An opponent spec as an object with ``act(observation, action_mask)``: a name is made
+    with ``agents.make(name, seed=seed, rules=rules)``, an object with ``act`` is kept, a
+    callable is wrapped."""
     if isinstance(spec, str):
         import agents
 
@@ -63,6 +70,11 @@ class _CallablePolicy:
 class YanivGymEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
+    #: The AEC environment class the wrapper drives.
+    aec_class = raw_env
+    #: The opponent at every other seat when ``opponents`` is not given.
+    default_opponent: OpponentSpec = "random"
+
     def __init__(
         self,
         rules="standard",
@@ -75,27 +87,29 @@ class YanivGymEnv(gymnasium.Env):
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        **env_kwargs,
     ):
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self.aec = raw_env(
+        self.aec = self.aec_class(
             rules=rules,
             num_players=num_players,
             episode=episode,
             reward=reward,
             turn_limit=turn_limit,
             render_mode=render_mode,
+            **env_kwargs,
         )
         self.rules = self.aec.rules
         n = self.rules.num_players
-        if learner_seat != "random" and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
+        if learner_seat != "random" and not (type(learner_seat) is int and 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
         self.learner_seat = learner_seat
         if opponents is None:
-            opponents = ["random"]
-        if isinstance(opponents, (str,)) or hasattr(opponents, "act") or callable(opponents):
+            opponents = [self.default_opponent]
+        if isinstance(opponents, str) or hasattr(opponents, "act") or callable(opponents):
             opponents = [opponents]
         opponents = list(opponents)
         if len(opponents) == 1:
@@ -103,7 +117,7 @@ class YanivGymEnv(gymnasium.Env):
         if len(opponents) != n - 1:
             raise ValueError(f"opponents: {len(opponents)} given for {n - 1} other seats")
         self._opponent_specs = opponents
-        self.opponents = [_as_policy(o, None, self.rules) for o in opponents]
+        self.opponents = [as_policy(o, None, self.rules) for o in opponents]
         self.observation_space = self.aec.observation_spaces["player_0"]["observation"]
         self.action_space = spaces.Discrete(self.aec.table.num_actions)
         self.render_mode = render_mode

@@ -94,7 +94,39 @@ class Piece:
         return slice(self.start, self.start + self.size)
 
 
-class ObservationLayout:
+def one_hot_rows(width: int, rows: int) -> list[list[float]]:
+    """``rows`` one-hot rows of ``width`` as lists (row ``i`` has a 1 at ``i``; rows from
+    ``width`` on are all zeros), to concatenate into an observation without NumPy calls."""
+    return [[1.0 if r == i else 0.0 for r in range(width)] for i in range(rows)]
+
+
+class PieceLayout:
+    """Named pieces laid end to end in one flat vector: ``pieces`` (name -> :class:`Piece`),
+    the total ``size``, the per-index upper bounds ``high``, the index table and the
+    splitter. The observation layouts of both games build on it."""
+
+    def __init__(self, sizes: list[tuple[str, int, float]]):
+        """``sizes``: ``(name, size, high)`` per piece, in vector order."""
+        self.pieces: dict[str, Piece] = {}
+        start = 0
+        for name, size, high in sizes:
+            self.pieces[name] = Piece(name, start, size, high)
+            start += size
+        self.size = start
+        self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.pieces.values()])
+
+    def table(self) -> str:
+        """The index table for these rules."""
+        rows = [f"{'piece':<16}{'start':>6}{'size':>6}"]
+        rows += [f"{p.name:<16}{p.start:>6}{p.size:>6}" for p in self.pieces.values()]
+        return "\n".join(rows)
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The named pieces of an observation (views, no copy)."""
+        return {name: obs[p.slice] for name, p in self.pieces.items()}
+
+
+class ObservationLayout(PieceLayout):
     """Offsets of the named pieces for one rule set, and the builder."""
 
     def __init__(self, rules: Rules):
@@ -121,13 +153,7 @@ class ObservationLayout:
             ("phase", NUM_DECISION_PHASES, 1.0),
             ("rules", RULES_VECTOR_SIZE, max(1.0, float(rules_vector(rules).max()))),
         ]
-        self.pieces: dict[str, Piece] = {}
-        start = 0
-        for name, size, high in sizes:
-            self.pieces[name] = Piece(name, start, size, high)
-            start += size
-        self.size = start
-        self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.pieces.values()])
+        super().__init__(sizes)
         # The card pieces are contiguous and filled with one bincount.
         self._cards_end = self.pieces["out_of_play"].start + K
         self._scalars_start = self.pieces["hand_sizes"].start
@@ -136,24 +162,12 @@ class ObservationLayout:
         self._template[self.pieces["rules"].slice] = rules_vector(rules)
         self._orders = [[(seat + r) % n for r in range(n)] for seat in range(n)]
         # One-hot rows as lists; row n is all zeros (no caller).
-        self._one_hot = [[1.0 if r == i else 0.0 for r in range(n)] for i in range(n + 1)]
-        self._phase_hot = [
-            [1.0 if p == i else 0.0 for p in range(NUM_DECISION_PHASES)] for i in range(NUM_DECISION_PHASES + 2)
-        ]
+        self._one_hot = one_hot_rows(n, n + 1)
+        self._phase_hot = one_hot_rows(NUM_DECISION_PHASES, NUM_DECISION_PHASES + 2)
         self._inv_hand = 1.0 / rules.hand_size
         self._inv_limit = 1.0 / rules.score_limit
         self._inv_deck = 1.0 / rules.deck_size
         self._inv_turns = 1.0 / rules.turn_limit
-
-    def table(self) -> str:
-        """The index table for these rules."""
-        rows = [f"{'piece':<16}{'start':>6}{'size':>6}"]
-        rows += [f"{p.name:<16}{p.start:>6}{p.size:>6}" for p in self.pieces.values()]
-        return "\n".join(rows)
-
-    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """The named pieces of an observation (views, no copy)."""
-        return {name: obs[p.slice] for name, p in self.pieces.items()}
 
     def build(self, s: State, seat: int) -> np.ndarray:
         """The observation of ``seat`` in state ``s``."""

@@ -23,8 +23,9 @@ constants. ``Rules`` is hashable, so derived tables are cached per rule set.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NoReturn, TypeVar
 
 Challenge = Literal["reveal", "asaf"]
 BeatenWinnersScore = Literal["zero", "hand"]
@@ -35,9 +36,72 @@ Milestone = Literal["none", "halve", "subtract", "table"]
 GameEnd = Literal["last_standing", "first_to_limit"]
 StockExhaustion = Literal["reshuffle", "draw"]
 
+_R = TypeVar("_R", bound="RulesBase")
+
+
+class RulesBase:
+    """What the rules dataclasses of both games (this module's :class:`Rules` and
+    :class:`yaniv_env.pis_yedili.rules.Rules`) share: copies with changes, the description
+    of what differs from a preset, the validation helpers and the preset lookup. A
+    subclass is a frozen dataclass with ``name`` and ``num_players`` fields."""
+
+    #: How :meth:`lookup`'s errors name a preset and a rules object of this game.
+    _preset_kind = "rules preset"
+    _object_kind = "Rules object"
+
+    def replace(self: _R, **changes) -> _R:
+        """A copy with some options changed (validated)."""
+        return dataclasses.replace(self, **changes)
+
+    def with_players(self: _R, num_players: int) -> _R:
+        return self.replace(num_players=num_players)
+
+    def _describe(self, head: str, base: RulesBase) -> str:
+        """``head``, then the options that differ from ``base``, one per line."""
+        lines = [head]
+        for f in dataclasses.fields(self):
+            if f.name not in ("name", "num_players") and getattr(self, f.name) != getattr(base, f.name):
+                lines.append(f"  {f.name} = {getattr(self, f.name)!r}")
+        return "\n".join(lines)
+
+    @classmethod
+    def lookup(cls: type[_R], rules: str | _R, num_players: int | None, presets: Mapping[str, _R]) -> _R:
+        """A preset by name (or a rules object of this class), optionally with another
+        player count."""
+        if isinstance(rules, str):
+            if rules not in presets:
+                raise ValueError(f"unknown {cls._preset_kind} {rules!r}; presets: {', '.join(presets)}")
+            rules = presets[rules]
+        elif not isinstance(rules, cls):
+            raise ValueError(f"rules must be a preset name or a {cls._object_kind}, got {type(rules).__name__}")
+        if num_players is not None and num_players != rules.num_players:
+            rules = rules.with_players(num_players)
+        return rules
+
+    # -- validation helpers: each raises ValueError("Rules.<option>: <reason>") -----------
+    @staticmethod
+    def _bad(option: str, reason: str) -> NoReturn:
+        raise ValueError(f"Rules.{option}: {reason}")
+
+    def _check_choices(self, choices: Mapping[str, tuple[str, ...]]) -> None:
+        for option, allowed in choices.items():
+            if getattr(self, option) not in allowed:
+                self._bad(option, f"{getattr(self, option)!r} is not one of {', '.join(allowed)}")
+
+    def _check_ints(self, options: Iterable[str]) -> None:
+        for option in options:
+            value = getattr(self, option)
+            if not isinstance(value, int) or isinstance(value, bool):
+                self._bad(option, f"must be an int, got {value!r}")
+
+    def _check_at_least(self, low: int, options: Iterable[str]) -> None:
+        for option in options:
+            if getattr(self, option) < low:
+                self._bad(option, f"must be ≥ {low}, got {getattr(self, option)}")
+
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(RulesBase):
     """A complete Yaniv rule set. Build variants with :meth:`replace`.
 
     Invalid values or combinations raise ``ValueError`` naming the option.
@@ -147,64 +211,43 @@ class Rules:
         by_deck = (decks * (52 + self.jokers_per_deck) - 2) // self.hand_size
         return by_deck if self.max_players is None else min(by_deck, self.max_players)
 
-    def replace(self, **changes) -> Rules:
-        """A copy with some options changed (validated)."""
-        return dataclasses.replace(self, **changes)
-
-    def with_players(self, num_players: int) -> Rules:
-        return self.replace(num_players=num_players)
-
     def describe(self) -> str:
         """The options that differ from the default preset, one per line."""
-        base = PRESETS["standard"]
-        lines = [f"{self.name}: {self.num_players} players, {self.num_decks} deck(s)"]
-        for f in dataclasses.fields(self):
-            if f.name not in ("name", "num_players") and getattr(self, f.name) != getattr(base, f.name):
-                lines.append(f"  {f.name} = {getattr(self, f.name)!r}")
-        return "\n".join(lines)
+        return self._describe(f"{self.name}: {self.num_players} players, {self.num_decks} deck(s)", PRESETS["standard"])
 
     # -- validation -------------------------------------------------------------------
     def _validate(self) -> None:
-        def bad(option: str, reason: str) -> None:
-            raise ValueError(f"Rules.{option}: {reason}")
-
-        choices = {
-            "challenge": ("reveal", "asaf"),
-            "beaten_winners_score": ("zero", "hand"),
-            "set_pickup": ("any", "ends", "top"),
-            "run_pickup": ("any", "ends"),
-            "slam": ("none", "single", "same_rank"),
-            "milestone": ("none", "halve", "subtract", "table"),
-            "game_end": ("last_standing", "first_to_limit"),
-            "stock_exhaustion": ("reshuffle", "draw"),
-        }
-        for option, allowed in choices.items():
-            if getattr(self, option) not in allowed:
-                bad(option, f"{getattr(self, option)!r} is not one of {', '.join(allowed)}")
-        ints = (
-            "num_players",
-            "jokers_per_deck",
-            "decks",
-            "hand_size",
-            "call_max",
-            "penalty",
-            "run_min",
-            "milestone_every",
-            "milestone_subtract",
-            "score_limit",
-            "turn_limit",
-            "round_limit",
+        bad = self._bad
+        self._check_choices(
+            {
+                "challenge": ("reveal", "asaf"),
+                "beaten_winners_score": ("zero", "hand"),
+                "set_pickup": ("any", "ends", "top"),
+                "run_pickup": ("any", "ends"),
+                "slam": ("none", "single", "same_rank"),
+                "milestone": ("none", "halve", "subtract", "table"),
+                "game_end": ("last_standing", "first_to_limit"),
+                "stock_exhaustion": ("reshuffle", "draw"),
+            }
         )
-        for option in ints:
-            value = getattr(self, option)
-            if not isinstance(value, int) or isinstance(value, bool):
-                bad(option, f"must be an int, got {value!r}")
-        for option in ("jokers_per_deck", "call_max", "penalty"):
-            if getattr(self, option) < 0:
-                bad(option, f"must be ≥ 0, got {getattr(self, option)}")
-        for option in ("hand_size", "score_limit", "turn_limit", "round_limit", "milestone_every"):
-            if getattr(self, option) < 1:
-                bad(option, f"must be ≥ 1, got {getattr(self, option)}")
+        self._check_ints(
+            (
+                "num_players",
+                "jokers_per_deck",
+                "decks",
+                "hand_size",
+                "call_max",
+                "penalty",
+                "run_min",
+                "milestone_every",
+                "milestone_subtract",
+                "score_limit",
+                "turn_limit",
+                "round_limit",
+            )
+        )
+        self._check_at_least(0, ("jokers_per_deck", "call_max", "penalty"))
+        self._check_at_least(1, ("hand_size", "score_limit", "turn_limit", "round_limit", "milestone_every"))
         if self.decks not in (1, 2):
             bad("decks", f"must be 1 or 2, got {self.decks}")
         if self.two_decks_from is not None and self.two_decks_from < 2:
@@ -223,13 +266,13 @@ class Rules:
             bad(
                 "num_players",
                 f"{self.num_players} players × {self.hand_size} cards need more than "
-                f"the {self.deck_size} cards of {self.num_decks} deck(s) (a face-up card and a stock card are needed too)",
+                f"the {self.deck_size} cards of {self.num_decks} deck(s) "
+                "(a face-up card and a stock card are needed too)",
             )
         if self.blast and self.num_decks != 1:
             bad("blast", "Blast completes a four of a kind and is only defined with one deck")
-        if self.milestone == "table":
-            if not self.milestone_table:
-                bad("milestone_table", "milestone 'table' needs at least one (total, new total) pair")
+        if self.milestone == "table" and not self.milestone_table:
+            bad("milestone_table", "milestone 'table' needs at least one (total, new total) pair")
         if self.milestone_table:
             for pair in self.milestone_table:
                 if (
@@ -316,15 +359,7 @@ PRESET_SOURCES: dict[str, str] = {
 
 def get_rules(rules: str | Rules = "standard", num_players: int | None = None) -> Rules:
     """A preset by name (or a ``Rules`` object), optionally with another player count."""
-    if isinstance(rules, str):
-        if rules not in PRESETS:
-            raise ValueError(f"unknown rules preset {rules!r}; presets: {', '.join(PRESETS)}")
-        rules = PRESETS[rules]
-    elif not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a preset name or a Rules object, got {type(rules).__name__}")
-    if num_players is not None and num_players != rules.num_players:
-        rules = rules.with_players(num_players)
-    return rules
+    return Rules.lookup(rules, num_players, PRESETS)
 
 
 __all__ = ["Rules", "PRESETS", "PRESET_SOURCES", "get_rules"]

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import NUM_RANKS, NUM_SUITS
-from ..observation import ObservationLayout, Piece
+from ..observation import PieceLayout, one_hot_rows
 from .engine import NUM_DECISION_PHASES, State
 from .rules import DECK_SIZE, Rules
 
@@ -80,12 +80,8 @@ def max_score(rules: Rules) -> int:
     return rules.deals * multiplier * NUM_SUITS * sum(rules.rank_values)
 
 
-class PisObservationLayout:
+class PisObservationLayout(PieceLayout):
     """Offsets of the named pieces for one rule set (with its player count), and the builder."""
-
-    # The index-table printer and the splitter are the Yaniv layout's (they only read ``pieces``).
-    table = ObservationLayout.table
-    split = ObservationLayout.split
 
     def __init__(self, rules: Rules):
         self.rules = rules
@@ -109,13 +105,7 @@ class PisObservationLayout:
             ("progress", 2, 1.0),
             ("rules", RULES_VECTOR_SIZE, max(1.0, float(rv.max()))),
         ]
-        self.pieces: dict[str, Piece] = {}
-        start = 0
-        for name, size, high in sizes:
-            self.pieces[name] = Piece(name, start, size, high)
-            start += size
-        self.size = start
-        self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.pieces.values()])
+        super().__init__(sizes)
         # hand, top, discard and suit are contiguous 0/1 pieces, then the scalars up to the rules.
         self._cards_end = self.pieces["suit"].start + NUM_SUITS
         self._scalars_end = self.pieces["rules"].start
@@ -123,10 +113,8 @@ class PisObservationLayout:
         self._template[self.pieces["rules"].slice] = rv
         self._orders = [[(seat + r) % n for r in range(n)] for seat in range(n)]
         # one-hot rows as lists; the last row is all zeros
-        self._one_hot = [[1.0 if r == i else 0.0 for r in range(n)] for i in range(n + 1)]
-        self._phase_hot = [
-            [1.0 if p == i else 0.0 for p in range(NUM_DECISION_PHASES)] for i in range(NUM_DECISION_PHASES + 2)
-        ]
+        self._one_hot = one_hot_rows(n, n + 1)
+        self._phase_hot = one_hot_rows(NUM_DECISION_PHASES, NUM_DECISION_PHASES + 2)
         self._inv_hand = 1.0 / rules.hand_size
         self._inv_score = 1.0 / SCORE_SCALE
         self._inv_deck = 1.0 / DECK_SIZE

@@ -116,14 +116,11 @@ Version history
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from ..cards import SUIT_SYMBOLS, card_name, cards_name
-from ..yaniv_aec import raw_env as _yaniv_raw_env
+from ..yaniv_aec import CardGameEnv, place_reward, wrap
 from . import engine
-from .actions import NUM_ACTIONS, action_table
 from .engine import DEAL_OVER, GAME_OVER, PHASE_NAMES, State, hand_value
 from .observation import SCORE_SCALE, PisObservationLayout, PisStateLayout
 from .rules import Rules, get_rules
@@ -134,11 +131,7 @@ REWARD_SCHEMES = ("score", "outcome", "deal_win", "score_outcome")
 
 def env(**kwargs) -> AECEnv:
     """The Pis Yedili AEC environment with PettingZoo's standard wrappers."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrap(raw_env(**kwargs))
 
 
 def _cards(count: int) -> str:
@@ -190,8 +183,15 @@ def render_table(s: State, event: str = "", reveal: bool | int | str = "current"
     return "\n".join(lines)
 
 
-class raw_env(AECEnv):
+class raw_env(CardGameEnv):
     metadata = {"render_modes": ["human", "ansi"], "name": "pis_yedili_v0", "is_parallelizable": False, "render_fps": 1}
+    _engine = engine
+    _part_over = DEAL_OVER
+    _get_rules = staticmethod(get_rules)
+    episodes = EPISODES
+    reward_schemes = REWARD_SCHEMES
+    layout_class = PisObservationLayout
+    state_layout_class = PisStateLayout
 
     def __init__(
         self,
@@ -203,132 +203,24 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         reveal: bool | int | str = "current",
     ):
-        super().__init__()
-        rules = get_rules(rules, num_players)
-        if turn_limit is not None:
-            rules = rules.replace(turn_limit=turn_limit)
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if reward not in REWARD_SCHEMES:
-            raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
-        n = rules.num_players
+        super().__init__(rules, num_players, episode, reward, turn_limit, render_mode)
+        n = self.rules.num_players
         if not (reveal is True or reveal is False or reveal == "current" or (type(reveal) is int and 0 <= reveal < n)):
             raise ValueError(f"reveal must be 'current', True, False or a seat 0..{n - 1}, got {reveal!r}")
-        self.rules = rules
-        self.episode = episode
-        self.reward_scheme = reward
-        self.render_mode = render_mode
         self.reveal = reveal
-        self.table = action_table(rules)
-        self.layout = PisObservationLayout(rules)
-        self.state_layout = PisStateLayout(rules)
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, self.layout.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
-        act_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, self.state_layout.high, dtype=np.float32)
-        self._rng: np.random.Generator | None = None
-        self.game: State | None = None
-        self.last_event = ""
-
-    # -- PettingZoo API ------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        self.game = engine.new_game(self.rules, rng=self._rng)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current]
-        self.last_event = "new game"
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         g = self.game
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask = np.zeros(self.table.num_actions, dtype=np.int8)
         if g.current == seat and g.phase < DEAL_OVER:
             mask[engine.legal_actions(g)] = 1
         return {"observation": self.layout.build(g, seat), "action_mask": mask}
 
-    def state(self) -> np.ndarray:
-        return self.state_layout.build(self.game)
+    def _render_text(self) -> str:
+        return render_table(self.game, event=self.last_event, reveal=self.reveal)
 
-    def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        g = self.game
-        try:
-            engine.apply(g, action)
-        except engine.IllegalActionError as e:
-            legal = ", ".join(f"{a} ({self.table.name(a)})" for a in engine.legal_actions(g))
-            raise ValueError(f"{agent}: {e}. Legal actions: {legal}") from None
-        self._cumulative_rewards[agent] = 0.0
-        rewards = self.rewards
-        for a in rewards:
-            rewards[a] = 0.0
-        if self.render_mode is not None:
-            self.last_event = f"{agent}: {self.table.name(int(action))}"
-        if g.phase >= DEAL_OVER:
-            self._end_of_deal()
-        if g.phase < DEAL_OVER:
-            self.agent_selection = self.possible_agents[g.current]
-        self._accumulate_rewards()
-        self._deads_step_first()
-        if self.render_mode == "human":
-            self.render()
-
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = render_table(self.game, event=self.last_event, reveal=self.reveal)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        pass
-
-    # -- helpers -------------------------------------------------------------------------
-    def decode(self, action: int):
-        """What an action id means (:class:`yaniv_env.pis_yedili.actions.Decoded`)."""
-        return self.table.decode(action)
-
-    def action_name(self, action: int) -> str:
-        """``"play 7♥"``, ``"play J♠ naming ♣"``, ``"draw"``, ``"pass"``..."""
-        return self.table.name(action)
-
-    def legal_actions(self) -> list[int]:
-        """Legal ids for ``agent_selection``."""
-        return engine.legal_actions(self.game)
-
-    # The reward of a place, ``(n - 1 - 2·place) / (n - 1)``: the Yaniv environment's.
-    _place_reward = _yaniv_raw_env._place_reward
-
-    def _end_of_deal(self) -> None:
+    def _end_of_part(self) -> None:
         g = self.game
         dr = g.deal_result
         scheme = self.reward_scheme
@@ -350,7 +242,7 @@ class raw_env(AECEnv):
             else:
                 places = engine.ranking(g)
             for p in range(n):
-                rewards[agents[p]] += self._place_reward(places[p], n)
+                rewards[agents[p]] += place_reward(places[p], n)
         for a in agents:
             self.infos[a] = {"deal_result": dr}
         event = f"deal over: {dr.reason}, winners {[agents[p] for p in dr.winners]}, scores {dr.scores}"

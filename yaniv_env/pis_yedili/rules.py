@@ -40,11 +40,11 @@ are cached per rule set.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
 from ..cards import NUM_RANKS
+from ..rules import RulesBase
 
 AceFollow = Literal["optional", "must"]
 TwoPlayerTen = Literal["reverse", "skip"]
@@ -58,11 +58,14 @@ DECK_SIZE = 52
 
 
 @dataclass(frozen=True)
-class Rules:
+class Rules(RulesBase):
     """A complete Pis Yedili rule set. Build variants with :meth:`replace`.
 
     Invalid values or combinations raise ``ValueError`` naming the option.
     """
+
+    _preset_kind = "Pis Yedili rules preset"
+    _object_kind = "pis_yedili Rules object"
 
     name: str = "custom"
     """A label for display; presets carry their name."""
@@ -133,48 +136,28 @@ class Rules:
     def reshuffle(self) -> bool:
         return self.stock_exhausted == "reshuffle"
 
-    def replace(self, **changes) -> Rules:
-        """A copy with some options changed (validated)."""
-        return dataclasses.replace(self, **changes)
-
-    def with_players(self, num_players: int) -> Rules:
-        return self.replace(num_players=num_players)
-
     def describe(self) -> str:
         """The options that differ from the default preset, one per line."""
-        base = PRESETS["standard"]
-        lines = [f"{self.name}: Pis Yedili, {self.num_players} players"]
-        for f in dataclasses.fields(self):
-            if f.name not in ("name", "num_players") and getattr(self, f.name) != getattr(base, f.name):
-                lines.append(f"  {f.name} = {getattr(self, f.name)!r}")
-        return "\n".join(lines)
+        return self._describe(f"{self.name}: Pis Yedili, {self.num_players} players", PRESETS["standard"])
 
     # -- validation -------------------------------------------------------------------
     def _validate(self) -> None:
-        def bad(option: str, reason: str) -> None:
-            raise ValueError(f"Rules.{option}: {reason}")
-
+        bad = self._bad
         if not isinstance(self.name, str):
             bad("name", f"must be a str, got {self.name!r}")
-        choices = {
-            "ace_follow": ("optional", "must"),
-            "two_player_ten": ("reverse", "skip"),
-            "stock_exhausted": ("lowest_hand", "reshuffle"),
-        }
-        for option, allowed in choices.items():
-            if getattr(self, option) not in allowed:
-                bad(option, f"{getattr(self, option)!r} is not one of {', '.join(allowed)}")
+        self._check_choices(
+            {
+                "ace_follow": ("optional", "must"),
+                "two_player_ten": ("reverse", "skip"),
+                "stock_exhausted": ("lowest_hand", "reshuffle"),
+            }
+        )
         for option in ("jack_same_suit", "penalty_ends_turn", "draw_when_playable", "end_when_stock_empty"):
             if not isinstance(getattr(self, option), bool):
                 bad(option, f"must be a bool, got {getattr(self, option)!r}")
-        ints = ("num_players", "hand_size", "seven_draw", "seven_multiplier", "jack_multiplier", "deals", "turn_limit")
-        for option in ints:
-            value = getattr(self, option)
-            if not isinstance(value, int) or isinstance(value, bool):
-                bad(option, f"must be an int, got {value!r}")
-        for option in ("hand_size", "seven_draw", "seven_multiplier", "jack_multiplier", "deals", "turn_limit"):
-            if getattr(self, option) < 1:
-                bad(option, f"must be ≥ 1, got {getattr(self, option)}")
+        counts = ("hand_size", "seven_draw", "seven_multiplier", "jack_multiplier", "deals", "turn_limit")
+        self._check_ints(("num_players", *counts))
+        self._check_at_least(1, counts)
         if self.max_players is not None and (
             not isinstance(self.max_players, int) or isinstance(self.max_players, bool) or self.max_players < 2
         ):
@@ -213,15 +196,7 @@ PRESET_SOURCES: dict[str, str] = {"standard": "003_7dd16aa342779349.txt"}
 
 def get_rules(rules: str | Rules = "standard", num_players: int | None = None) -> Rules:
     """A preset by name (or a ``Rules`` object), optionally with another player count."""
-    if isinstance(rules, str):
-        if rules not in PRESETS:
-            raise ValueError(f"unknown Pis Yedili rules preset {rules!r}; presets: {', '.join(PRESETS)}")
-        rules = PRESETS[rules]
-    elif not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a preset name or a pis_yedili Rules object, got {type(rules).__name__}")
-    if num_players is not None and num_players != rules.num_players:
-        rules = rules.with_players(num_players)
-    return rules
+    return Rules.lookup(rules, num_players, PRESETS)
 
 
 __all__ = ["Rules", "PRESETS", "PRESET_SOURCES", "SOURCE_RANK_VALUES", "get_rules"]
