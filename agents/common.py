@@ -1,0 +1,390 @@
+"""Shared helpers of the baseline agents: observation decoding and hand arithmetic.
+
+An agent sees only its observation vector and action mask. :func:`decode` turns them into
+an :class:`Info`, a small struct of public information from the agent's seat (seats are
+*relative*: 0 is the agent, 1 the next player in turn order, ...), and :class:`AgentBase`
+resolves the rules and the player count. The hand helpers (:meth:`Context.best_after`,
+:func:`unseen_counts`, :func:`hand_total`, :func:`combines`) are shared by the greedy,
+heuristic and search agents.
+
+Player count. The observation layout depends on the number of players (one ``known``
+block per opponent and one entry per seat in the per-player pieces): its length is
+``58·n + 294``. Agents take ``rules`` (a preset name or a :class:`yaniv_env.Rules`) and an
+optional ``num_players``; when ``num_players`` is ``None`` the count is inferred from the
+length of each observation, so one agent object can play any table size of its rule set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from yaniv_env import Rules, get_rules
+from yaniv_env.actions import (
+    ASAF,
+    BLAST,
+    CALL_YANIV,
+    DISCARD_BASE,
+    DRAW_STOCK,
+    PASS,
+    SLAM,
+    TAKE_BASE,
+    ActionTable,
+    action_table,
+)
+from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE, standard_deck
+from yaniv_env.observation import ObservationLayout
+
+__all__ = [
+    "AgentBase",
+    "Context",
+    "Info",
+    "PHASES",
+    "context",
+    "decode",
+    "legal_list",
+    "num_players_from_obs",
+    "unseen_counts",
+    "hand_total",
+    "remove_cards",
+    "combines",
+    "DISCARD_PHASE",
+    "DRAW_PHASE",
+    "SLAM_PHASE",
+    "ASAF_PHASE",
+    "BLAST_PHASE",
+    "ASAF",
+    "BLAST",
+    "CALL_YANIV",
+    "DISCARD_BASE",
+    "DRAW_STOCK",
+    "PASS",
+    "SLAM",
+    "TAKE_BASE",
+]
+
+#: Decision phases in the order of the observation's ``phase`` one-hot.
+PHASES = ("discard", "draw", "slam", "asaf", "blast")
+DISCARD_PHASE, DRAW_PHASE, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE = range(5)
+
+_KINDS = np.arange(NUM_KINDS)
+
+
+def num_players_from_obs(size: int) -> int:
+    """The player count of an observation vector of length ``size`` (``58·n + 294``)."""
+    n, rem = divmod(size - 294, 58)
+    if rem or n < 2:
+        raise ValueError(f"an observation of length {size} matches no player count (58·n + 294)")
+    return n
+
+
+class Context:
+    """Tables derived from one rule set (with its player count), shared by all agents.
+
+    Build it with :func:`context` (cached). ``disc_value[i]``/``disc_size[i]`` are the
+    points and card count of discard entry ``i`` (id ``DISCARD_BASE + i``).
+    """
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.n = rules.num_players
+        self.table: ActionTable = action_table(rules)
+        self.layout = ObservationLayout(rules)
+        self.deck_counts = [0] * NUM_KINDS
+        for k in standard_deck(rules.jokers_per_deck, rules.num_decks):
+            self.deck_counts[k] += 1
+        self.deck_size = rules.deck_size
+        self.disc_value = [sum(YANIV_VALUE[k] for k in d.cards) for d in self.table.discards]
+        self.disc_size = [len(d.cards) for d in self.table.discards]
+        self.disc_cards = [d.cards for d in self.table.discards]
+        self.disc_takeable = [d.takeable for d in self.table.discards]
+        self.disc_type = [d.type for d in self.table.discards]
+        self.disc_rank = [d.rank for d in self.table.discards]
+        # key of a move (sorted cards) -> discard ids with that move (layout choices)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, d in enumerate(self.table.discards):
+            groups.setdefault(tuple(sorted(d.cards)), []).append(DISCARD_BASE + i)
+        self.layouts = {k: tuple(v) for k, v in groups.items()}
+        self.move_key = [tuple(sorted(d.cards)) for d in self.table.discards]
+        self._run_min = rules.run_min
+        self._max_run_jokers = rules.max_run_jokers
+        self._run_jokers_at_ends = rules.run_jokers_at_ends
+        self._hand_size = rules.hand_size
+        self._after_cache: dict[tuple, float] = {}
+
+    # -- hand arithmetic ---------------------------------------------------------------
+    def best_removed(self, hand, mu: float) -> float:
+        """``max`` over the discards ``d`` the hand can lay of ``value(d) + mu·|d|`` (-1 for
+        an empty hand). Computed directly (singles, whole same-rank groups, runs with the
+        jokers the rules allow); it agrees with the action table on every hand."""
+        best = -1.0
+        jokers = 0
+        by_rank: dict[int, int] = {}
+        suits: tuple[list[int], ...] = ([], [], [], [])
+        for k in hand:
+            if k == JOKER:
+                jokers += 1
+                continue
+            v = YANIV_VALUE[k]
+            if v + mu > best:
+                best = v + mu
+            r = RANK[k]
+            by_rank[r] = by_rank.get(r, 0) + 1
+            suits[SUIT[k]].append(r)
+        if jokers and mu > best:
+            best = mu
+        for r, g in by_rank.items():
+            if g > 1:
+                x = g * (YANIV_VALUE[r] + mu)
+                if x > best:
+                    best = x
+        run_min = self._run_min
+        if len(hand) >= run_min:
+            J = min(jokers, self._max_run_jokers)
+            ends_ok = self._run_jokers_at_ends
+            cap = self._hand_size
+            for rs in suits:
+                if not rs or len(rs) + J < run_min:
+                    continue
+                rs = sorted(set(rs))
+                m = len(rs)
+                for i in range(m):
+                    lo = rs[i]
+                    vsum = 0
+                    for j in range(i, m):
+                        hi = rs[j]
+                        vsum += YANIV_VALUE[hi]
+                        span = hi - lo + 1
+                        gaps = span - (j - i + 1)
+                        if gaps > J:
+                            break
+                        length = min(span + J - gaps, cap, 13) if ends_ok else span
+                        if length >= run_min:
+                            x = vsum + mu * length
+                            if x > best:
+                                best = x
+        return best
+
+    def best_after(self, hand, mu: float) -> float:
+        """``min`` over the discards ``d`` the hand can lay of ``value(hand - d) + mu·|hand - d|``:
+        how good the hand is once its best next discard is thrown (before the next draw)."""
+        if not hand:
+            return 0.0
+        key = (mu, *sorted(hand))
+        cache = self._after_cache
+        got = cache.get(key)
+        if got is None:
+            total = 0
+            for k in hand:
+                total += YANIV_VALUE[k]
+            got = total + mu * len(hand) - self.best_removed(hand, mu)
+            if len(cache) >= 1_000_000:
+                cache.clear()
+            cache[key] = got
+        return got
+
+    def meld_ids(self, hand) -> list[int]:
+        """Legal discard ids of more than one card."""
+        ds = self.disc_size
+        return [a for a in self.table.legal_discards(list(hand)) if ds[a - DISCARD_BASE] > 1]
+
+
+@lru_cache(maxsize=64)
+def context(rules: Rules) -> Context:
+    return Context(rules)
+
+
+@dataclass
+class Info:
+    """Public information from the acting seat (relative seats: 0 = me, 1 = next, ...)."""
+
+    ctx: Context
+    phase: int
+    """0 discard, 1 draw, 2 slam, 3 asaf, 4 blast (see :data:`PHASES`)."""
+    hand: list[int]
+    takeable: list[int]
+    """Cards I may take (or, before discarding, will be able to take) from the previous discard."""
+    top: list[int]
+    pending: list[int]
+    """The set I just laid (draw phase)."""
+    drawn: int | None
+    known: list[list[int]]
+    """``known[r]``: cards seat ``r`` is known to hold (``known[0]`` is empty: not observed)."""
+    out_of_play: list[int]
+    hand_sizes: list[int]
+    scores: list[int]
+    alive: list[bool]
+    turn_player: int
+    caller: int | None
+    stock_size: int
+    round_turns: int
+    legal: list[int]
+
+    @property
+    def n(self) -> int:
+        return self.ctx.n
+
+    @property
+    def rules(self) -> Rules:
+        return self.ctx.rules
+
+    def opponents(self) -> list[int]:
+        """Relative seats of the opponents still in the game, in turn order."""
+        return [r for r in range(1, self.ctx.n) if self.alive[r]]
+
+
+def _cards(counts: np.ndarray) -> list[int]:
+    c = np.rint(counts).astype(np.int64)
+    if c.max(initial=0) <= 0:
+        return []
+    return np.repeat(_KINDS, np.maximum(c, 0)).tolist()
+
+
+def legal_list(action_mask: np.ndarray) -> list[int]:
+    """The legal action ids of a mask, sorted."""
+    legal = np.flatnonzero(np.asarray(action_mask)).tolist()
+    if not legal:
+        raise ValueError("the action mask allows no action")
+    return legal
+
+
+def decode(ctx: Context, observation: np.ndarray, action_mask: np.ndarray) -> Info:
+    """The :class:`Info` of an observation vector (and its mask) under ``ctx``'s rules."""
+    obs = np.asarray(observation, dtype=np.float32)
+    if obs.shape[0] != ctx.layout.size:
+        raise ValueError(
+            f"observation of length {obs.shape[0]} does not match the {ctx.rules.name!r} rules with "
+            f"{ctx.n} players (length {ctx.layout.size})"
+        )
+    if len(action_mask) != ctx.table.num_actions:
+        raise ValueError(
+            f"action mask of length {len(action_mask)} does not match the {ctx.rules.name!r} rules with "
+            f"{ctx.n} players ({ctx.table.num_actions} actions)"
+        )
+    p = ctx.layout.pieces
+    n = ctx.n
+    rules = ctx.rules
+    card_end = p["out_of_play"].start + NUM_KINDS
+    cards = obs[:card_end]
+    K = NUM_KINDS
+
+    def block(name: str) -> list[int]:
+        s = p[name].start
+        return _cards(cards[s : s + K])
+
+    known = [[]] + [_cards(cards[p["known"].start + (r - 1) * K : p["known"].start + r * K]) for r in range(1, n)]
+    drawn_cards = block("drawn")
+
+    def scal(name: str) -> np.ndarray:
+        return obs[p[name].slice]
+
+    hand_sizes = [int(round(x * rules.hand_size)) for x in scal("hand_sizes")]
+    scores = [int(round(x * rules.score_limit)) for x in scal("scores")]
+    alive = [bool(x > 0.5) for x in scal("alive")]
+    turn = int(np.argmax(scal("turn_player")))
+    caller_vec = scal("caller")
+    caller = int(np.argmax(caller_vec)) if caller_vec.max() > 0.5 else None
+    stock_size = int(round(float(scal("stock")[0]) * rules.deck_size))
+    round_turns = int(round(float(scal("round_progress")[0]) * rules.turn_limit))
+    phase = int(np.argmax(scal("phase")))
+    return Info(
+        ctx=ctx,
+        phase=phase,
+        hand=block("hand"),
+        takeable=block("takeable"),
+        top=block("top"),
+        pending=block("pending"),
+        drawn=drawn_cards[0] if drawn_cards else None,
+        known=known,
+        out_of_play=block("out_of_play"),
+        hand_sizes=hand_sizes,
+        scores=scores,
+        alive=alive,
+        turn_player=turn,
+        caller=caller,
+        stock_size=stock_size,
+        round_turns=round_turns,
+        legal=legal_list(action_mask),
+    )
+
+
+def unseen_counts(info: Info) -> list[int]:
+    """Count per card kind of the cards I cannot see: the deck minus my hand, the
+    opponents' known cards, the previous discard, my pending set and the cards out of play.
+    They are the opponents' unknown cards and the stock."""
+    c = list(info.ctx.deck_counts)
+    for group in (info.hand, info.top, info.pending, info.out_of_play):
+        for k in group:
+            c[k] -= 1
+    for ks in info.known:
+        for k in ks:
+            c[k] -= 1
+    for k in range(NUM_KINDS):
+        if c[k] < 0:  # inconsistent input; never negative
+            c[k] = 0
+    return c
+
+
+def hand_total(hand) -> int:
+    t = 0
+    for k in hand:
+        t += YANIV_VALUE[k]
+    return t
+
+
+def remove_cards(hand, cards) -> list[int]:
+    rest = list(hand)
+    for k in cards:
+        rest.remove(k)
+    return rest
+
+
+def combines(card: int, hand) -> bool:
+    """Whether ``card`` could form a set or run with cards of ``hand`` (same rank, or same
+    suit within two ranks, or either side a joker)."""
+    if card == JOKER:
+        return bool(hand)
+    r, s = RANK[card], SUIT[card]
+    for k in hand:
+        if k == JOKER:
+            return True
+        if RANK[k] == r:
+            return True
+        if SUIT[k] == s and abs(RANK[k] - r) <= 2:
+            return True
+    return False
+
+
+class AgentBase:
+    """Rules, player count, seeding and decoding shared by the baseline agents.
+
+    ``rules``: a preset name or a :class:`yaniv_env.Rules`. ``num_players``: the table
+    size; ``None`` (default) infers it from each observation's length, so the agent plays
+    any table size of its rule set (the preset's other options are kept).
+    """
+
+    name = "base"
+
+    def __init__(self, seed: int | None = None, rules: str | Rules = "standard", num_players: int | None = None):
+        self.base_rules = get_rules(rules)
+        self.num_players = num_players
+        self._contexts: dict[int, Context] = {}
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the agent's generator (and forget any plan)."""
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def context_for(self, observation: np.ndarray) -> Context:
+        n = self.num_players or num_players_from_obs(len(observation))
+        ctx = self._contexts.get(n)
+        if ctx is None:
+            ctx = self._contexts[n] = context(get_rules(self.base_rules, n))
+        return ctx
+
+    def info(self, observation: np.ndarray, action_mask: np.ndarray) -> Info:
+        return decode(self.context_for(observation), observation, action_mask)

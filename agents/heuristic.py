@@ -1,0 +1,508 @@
+"""The heuristic baseline: hand evaluation with public-information risk estimates."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from yaniv_env import Rules
+from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE
+
+from .common import (
+    ASAF,
+    ASAF_PHASE,
+    BLAST,
+    BLAST_PHASE,
+    CALL_YANIV,
+    DISCARD_BASE,
+    DISCARD_PHASE,
+    DRAW_PHASE,
+    DRAW_STOCK,
+    PASS,
+    SLAM,
+    SLAM_PHASE,
+    TAKE_BASE,
+    AgentBase,
+    Context,
+    Info,
+    combines,
+    hand_total,
+    remove_cards,
+    unseen_counts,
+)
+
+#: Tunable weights of :class:`HeuristicAgent` (override any with a keyword option).
+DEFAULTS = {
+    # cost of each card still held after the next discard (fewer cards = sooner to call)
+    "mu": 3.0,
+    # opponents' unknown cards are assumed lower than the unseen pool: value v is weighted
+    # exp(-b·v), b = bias + bias_per_turn · (turns each player has had this round), at
+    # most bias_max (players keep their low cards; fitted on heuristic self-play)
+    "bias": 0.04,
+    "bias_per_turn": 0.035,
+    "bias_max": 0.35,
+    # call Yaniv only when the estimated chance of being beaten is at most this...
+    "call_risk": 0.3,
+    # ...and the expected relative points of calling exceed this
+    "call_margin": 0.0,
+    # weight of what a discard leaves the next player to take (low cards, jokers, cards
+    # that combine with the cards it is known to hold)
+    "leave_weight": 0.6,
+    # scale of the chance that the round ends before my next turn (it mixes the hand
+    # total now with the hand's value after the next discard)
+    "end_weight": 1.0,
+}
+
+
+def _sum_cdf(base: int, unknown: int, hist: list[float], cap: int) -> list[float]:
+    """``P(base + sum of `unknown` cards <= t)`` for ``t = 0..cap``, each card's value
+    drawn independently with probabilities ``hist`` (values 0..10)."""
+    if base > cap:
+        return [0.0] * (cap + 1)
+    dist = [0.0] * (cap + 1)
+    dist[base] = 1.0
+    for _ in range(unknown):
+        new = [0.0] * (cap + 1)
+        for t in range(cap + 1):
+            pt = dist[t]
+            if pt:
+                for v in range(min(10, cap - t) + 1):
+                    new[t + v] += pt * hist[v]
+        dist = new
+    out = []
+    acc = 0.0
+    for p in dist:
+        acc += p
+        out.append(acc)
+    return out
+
+
+def _weighted(hist: list[float], bias: float) -> list[float]:
+    w = [hist[v] * math.exp(-bias * v) for v in range(11)]
+    s = sum(w)
+    return [x / s for x in w] if s > 0 else [1.0] + [0.0] * 10
+
+
+#: Plan cost of a discard that empties the hand when that wins the round (001).
+EMPTY_HAND_COST = -100.0
+
+
+class Estimate:
+    """Per-decision estimates from public information: the value distribution of a stock
+    card, each opponent's chance of holding a total ``<= t`` (``t`` up to the call limit)
+    and mean total, and the chance the round ends before my next turn."""
+
+    __slots__ = ("pool", "pool_total", "hist", "beat", "opp_mean", "p_end")
+
+    def __init__(self, ctx: Context, pool, hist, known, sizes, alive, bias: float, end_weight: float, cdfs=None):
+        self.pool = pool
+        self.pool_total = sum(pool) if pool is not None else 0
+        self.hist = hist
+        if cdfs is None:
+            weighted = _weighted(hist, bias)
+            mean_w = sum(v * weighted[v] for v in range(11))
+        else:  # a fixed prior: the distributions are cached by (known total, unknown cards)
+            weighted, mean_w = cdfs["weighted"]
+        cap = ctx.rules.call_max
+        not_beaten = [1.0] * (cap + 1)
+        not_end = 1.0
+        means = []
+        for r in range(1, ctx.n):
+            if not alive[r]:
+                continue
+            kn = known[r]
+            base = 0
+            for k in kn:
+                base += YANIV_VALUE[k]
+            unknown = sizes[r] - len(kn)
+            if unknown < 0:
+                unknown = 0
+            if cdfs is None:
+                cdf = _sum_cdf(base, unknown, weighted, cap)
+            else:
+                cdf = cdfs.get((base, unknown))
+                if cdf is None:
+                    cdf = cdfs[(base, unknown)] = _sum_cdf(base, unknown, weighted, cap)
+            for t in range(cap + 1):
+                not_beaten[t] *= 1.0 - cdf[t]
+            means.append(base + unknown * mean_w)
+            p_low = cdf[cap] * end_weight
+            not_end *= 1.0 - (p_low if p_low < 1.0 else 1.0)
+        self.beat = [1.0 - x for x in not_beaten]
+        self.opp_mean = means
+        self.p_end = 1.0 - not_end
+
+    def beaten(self, t: int) -> float:
+        """Chance that some opponent holds a total ``<= t`` (``t`` at most the call limit)."""
+        beat = self.beat
+        return beat[t] if t < len(beat) else beat[-1]
+
+
+class HeuristicPolicy:
+    """The decision logic of :class:`HeuristicAgent` on an :class:`~agents.common.Info`
+    (no observation needed: the search agent also runs it on positions it builds).
+
+    ``lite=True`` is the fast variant used inside search rollouts: the same cost
+    function, but the unseen cards are taken to be the deck's value distribution and a
+    stock card is scored by its value alone (no exact set/run completion)."""
+
+    def __init__(self, lite: bool = False, **options):
+        unknown = set(options) - set(DEFAULTS)
+        if unknown:
+            raise ValueError(f"unknown heuristic options: {', '.join(sorted(unknown))}; known: {', '.join(DEFAULTS)}")
+        o = dict(DEFAULTS)
+        o.update(options)
+        self.options = o
+        self.lite = lite
+        self.mu = float(o["mu"])
+        self.bias = float(o["bias"])
+        self.bias_per_turn = float(o["bias_per_turn"])
+        self.bias_max = float(o["bias_max"])
+        self.call_risk = float(o["call_risk"])
+        self.call_margin = float(o["call_margin"])
+        self.leave_weight = float(o["leave_weight"])
+        self.end_weight = float(o["end_weight"])
+        self._prior: dict[Context, list[float]] = {}
+        self._cdfs: dict[tuple, dict] = {}
+        self._gmin: dict = {}
+
+    # -- estimates ---------------------------------------------------------------------
+    def prior_hist(self, ctx: Context) -> list[float]:
+        h = self._prior.get(ctx)
+        if h is None:
+            h = [0.0] * 11
+            for k in range(NUM_KINDS):
+                h[YANIV_VALUE[k]] += ctx.deck_counts[k]
+            s = sum(h)
+            h = self._prior[ctx] = [x / s for x in h]
+        return h
+
+    def estimate(self, info: Info) -> Estimate:
+        ctx = info.ctx
+        bias = self.bias_at(info)
+        if self.lite:
+            hist = self.prior_hist(ctx)
+            key = (ctx, round(bias, 2))
+            cdfs = self._cdfs.get(key)
+            if cdfs is None:
+                w = _weighted(hist, key[1])
+                cdfs = self._cdfs[key] = {"weighted": (w, sum(v * w[v] for v in range(11)))}
+            return Estimate(ctx, None, hist, info.known, info.hand_sizes, info.alive, bias, self.end_weight, cdfs)
+        pool = unseen_counts(info)
+        hist = [0.0] * 11
+        for k in range(NUM_KINDS):
+            if pool[k]:
+                hist[YANIV_VALUE[k]] += pool[k]
+        s = sum(hist)
+        hist = [x / s for x in hist] if s > 0 else self.prior_hist(ctx)
+        return Estimate(ctx, pool, hist, info.known, info.hand_sizes, info.alive, bias, self.end_weight)
+
+    def bias_at(self, info: Info) -> float:
+        """The low-card bias of the opponents' unknown cards at this point of the round."""
+        b = self.bias + self.bias_per_turn * info.round_turns / max(1, sum(info.alive))
+        return b if b < self.bias_max else self.bias_max
+
+    def hand_cost(self, ctx: Context, hand: list[int], est: Estimate) -> float:
+        """Expected-points proxy of holding ``hand`` at the end of my turn: its total if
+        the round ends before my next turn, else its value after the best next discard,
+        or the cost of calling with it if that is lower."""
+        total = hand_total(hand)
+        after = ctx.best_after(hand, self.mu)
+        rules = ctx.rules
+        if total <= rules.call_max:
+            c = est.beaten(total) * (total + rules.penalty)
+            if c < after:
+                after = c
+        pe = est.p_end
+        return pe * total + (1.0 - pe) * after
+
+    def stock_cost(self, ctx: Context, rest: list[int], est: Estimate) -> float:
+        """Expected :meth:`hand_cost` of ``rest`` plus a card from the stock (any unseen card)."""
+        by_value = [0.0] * 11
+        acc = 0.0
+        pool = est.pool
+        if pool is None:
+            if rest:
+                return self._stock_cost_lite(ctx, rest, est)
+            by_value = list(est.hist)
+            n = 1.0
+        else:
+            n = est.pool_total
+            if n <= 0:
+                return self.hand_cost(ctx, rest, est)
+            # cards that may combine with the hand are evaluated exactly, the others
+            # through their value only
+            near = _near_kinds(rest)
+            for k in range(NUM_KINDS):
+                c = pool[k]
+                if not c:
+                    continue
+                if k in near:
+                    acc += c * self.hand_cost(ctx, [*rest, k], est)
+                else:
+                    by_value[YANIV_VALUE[k]] += c
+        total = hand_total(rest)
+        mu = self.mu
+        call_max = ctx.rules.call_max
+        penalty = ctx.rules.penalty
+        pe = est.p_end
+        if rest:
+            drop_new = total + mu * len(rest)
+            keep_new = ctx.best_after(rest, mu) + mu
+        for v in range(11):
+            c = by_value[v]
+            if c:
+                tv = total + v
+                if rest:
+                    after = keep_new + v
+                    if drop_new < after:
+                        after = drop_new
+                else:
+                    after = 0.0
+                if tv <= call_max:
+                    x = est.beaten(tv) * (tv + penalty)
+                    if x < after:
+                        after = x
+                acc += c * (pe * tv + (1.0 - pe) * after)
+        return acc / n
+
+    def _stock_cost_lite(self, ctx: Context, rest: list[int], est: Estimate) -> float:
+        """:meth:`stock_cost` when a stock card is known only by its value distribution
+        (``est.hist``): the same sum in closed form, ``E[min(x, v)]`` cached per ``x``."""
+        h = est.hist
+        total = hand_total(rest)
+        mu = self.mu
+        drop_new = total + mu * len(rest)
+        keep_new = ctx.best_after(rest, mu) + mu
+        x = drop_new - keep_new
+        key = (ctx, x)
+        g = self._gmin.get(key)
+        if g is None:
+            g = self._gmin[key] = sum(h[v] * (x if x < v else v) for v in range(11))
+        ev = self._gmin.get(ctx)
+        if ev is None:
+            ev = self._gmin[ctx] = sum(h[v] * v for v in range(11))
+        pe = est.p_end
+        cost = pe * (total + ev) + (1.0 - pe) * (keep_new + g)
+        call_max = ctx.rules.call_max
+        if total <= call_max:
+            penalty = ctx.rules.penalty
+            for v in range(min(10, call_max - total) + 1):
+                p = h[v]
+                if p:
+                    plain = keep_new + (x if x < v else v)
+                    tv = total + v
+                    c = est.beaten(tv) * (tv + penalty)
+                    if c < plain:
+                        cost += p * (1.0 - pe) * (c - plain)
+        return cost
+
+    def leave_cost(self, info: Info, takeable) -> float:
+        """How useful the cards a discard leaves to take are to the next player."""
+        nxt = None
+        for r in range(1, info.ctx.n):
+            if info.alive[r]:
+                nxt = r
+                break
+        if nxt is None:
+            return 0.0
+        known = info.known[nxt]
+        worst = 0.0
+        for c in takeable:
+            u = 4.0 - YANIV_VALUE[c]
+            if u < 0.0:
+                u = 0.0
+            if known and combines(c, known):
+                u += 3.0
+            if u > worst:
+                worst = u
+        return worst
+
+    # -- plans ------------------------------------------------------------------------
+    def draw_options(self, info: Info, rest: list[int], takeable, est: Estimate, stock: bool = True):
+        """``(cost, action)`` for each way to draw after laying a discard leaving ``rest``."""
+        ctx = info.ctx
+        out = []
+        if stock:
+            out.append((self.stock_cost(ctx, rest, est), DRAW_STOCK))
+        for c in sorted(set(takeable)):
+            out.append((self.hand_cost(ctx, [*rest, c], est), TAKE_BASE + c))
+        return out
+
+    def plans(self, info: Info, est: Estimate) -> list[tuple[float, int, int]]:
+        """Every (cost, discard id, draw id) turn plan, best first; one layout per move
+        (the one leaving the least useful cards to the next player)."""
+        ctx = info.ctx
+        rules = ctx.rules
+        stock_ok = info.stock_size > 0 or bool(info.out_of_play)
+        best_layout: dict[tuple, tuple[float, int]] = {}
+        lw = self.leave_weight
+        for a in info.legal:
+            if a < DISCARD_BASE:
+                continue
+            i = a - DISCARD_BASE
+            key = ctx.move_key[i]
+            lc = self.leave_cost(info, ctx.disc_takeable[i]) * lw if lw else 0.0
+            prev = best_layout.get(key)
+            if prev is None or lc < prev[0]:
+                best_layout[key] = (lc, a)
+        out = []
+        for key, (lc, a) in best_layout.items():
+            rest = remove_cards(info.hand, key)
+            if not rest and rules.empty_hand_wins:
+                out.append((EMPTY_HAND_COST, a, DRAW_STOCK))
+                continue
+            opts = self.draw_options(info, rest, info.takeable, est, stock_ok)
+            for cost, d in opts:
+                out.append((cost + lc, a, d))
+        out.sort()
+        return out
+
+    # -- decisions --------------------------------------------------------------------
+    def should_call(self, info: Info, est: Estimate) -> bool:
+        t = hand_total(info.hand)
+        q = est.beaten(t)
+        if q > self.call_risk:
+            return False
+        gain = sum(est.opp_mean)
+        ev = (1.0 - q) * gain - q * (t + info.ctx.rules.penalty)
+        return ev > self.call_margin
+
+    def decide(self, info: Info) -> int:
+        legal = info.legal
+        phase = info.phase
+        ctx = info.ctx
+        if phase == DISCARD_PHASE:
+            est = self.estimate(info)
+            plans = self.plans(info, est)
+            if plans and plans[0][0] <= EMPTY_HAND_COST:
+                return plans[0][1]  # 001: emptying the hand wins, and cannot be challenged
+            if CALL_YANIV in legal and self.should_call(info, est):
+                return CALL_YANIV
+            if plans:
+                return plans[0][1]
+        elif phase == DRAW_PHASE:
+            est = self.estimate(info)
+            takes = [a - TAKE_BASE for a in legal if TAKE_BASE <= a < DISCARD_BASE]
+            opts = self.draw_options(info, info.hand, takes, est, DRAW_STOCK in legal)
+            if opts:
+                return min(opts)[1]
+        elif phase == SLAM_PHASE:
+            if SLAM in legal and info.drawn is not None:
+                rest = list(info.hand)
+                rest.remove(info.drawn)
+                if not rest and ctx.rules.empty_hand_wins:
+                    return SLAM
+                est = self.estimate(info)
+                if self.hand_cost(ctx, rest, est) <= self.hand_cost(ctx, info.hand, est):
+                    return SLAM
+                return PASS
+        elif phase == ASAF_PHASE:
+            if ASAF in legal:
+                return ASAF if self.should_asaf(info) else PASS
+        elif phase == BLAST_PHASE and BLAST in legal:
+            return BLAST
+        return legal[0]
+
+    def should_asaf(self, info: Info) -> bool:
+        """Declare Asaf when ``P(win)·(my hand + caller's hand + penalty) > P(lose)·penalty``,
+        the caller's total being at most the call limit."""
+        ctx = info.ctx
+        rules = ctx.rules
+        caller = info.caller
+        if caller is None:
+            return False
+        t = hand_total(info.hand)
+        cap = rules.call_max
+        if t > cap:
+            return False  # the caller holds at most the call limit: a sure loss
+        est = self.estimate(info)
+        w = _weighted(est.hist, self.bias_at(info))
+        kn = info.known[caller]
+        cdf = _sum_cdf(hand_total(kn), max(0, info.hand_sizes[caller] - len(kn)), w, cap)
+        z = cdf[cap]
+        if z <= 0:
+            return True
+        p_lose = cdf[t - 1] / z if t > 0 else 0.0  # the caller is strictly lower
+        p_win = 1.0 - p_lose
+        mean_caller = sum(u * (cdf[u] - (cdf[u - 1] if u else 0.0)) for u in range(cap + 1)) / z
+        return p_win * (t + mean_caller + rules.penalty) > p_lose * rules.penalty
+
+
+def _near_kinds(hand) -> set[int]:
+    """Card kinds that could form a set or run with a card of ``hand``."""
+    near: set[int] = set()
+    has_joker = False
+    for k in hand:
+        if k == JOKER:
+            has_joker = True
+            continue
+        r, s = RANK[k], SUIT[k]
+        for s2 in range(4):
+            near.add(s2 * 13 + r)
+        for dr in (-2, -1, 1, 2):
+            if 0 <= r + dr < 13:
+                near.add(s * 13 + r + dr)
+    if hand:
+        near.add(JOKER)
+    if has_joker:  # a joker bridges one more rank
+        for k in hand:
+            if k != JOKER:
+                r, s = RANK[k], SUIT[k]
+                for dr in (-3, 3):
+                    if 0 <= r + dr < 13:
+                        near.add(s * 13 + r + dr)
+    return near
+
+
+class HeuristicAgent(AgentBase):
+    """Plans each turn by the value of the hand it leads to, with risks read from public
+    information.
+
+    *Turn plan*: every legal discard is paired with every draw it allows (the stock or a
+    takeable card of the previous discard) and scored by the resulting hand's cost: with
+    probability ``p_end`` (the chance that an opponent can call before my next turn,
+    from its known cards, hand size and the unseen cards) the round ends and the cost is
+    the hand total; otherwise it is the hand's value after its best next discard plus
+    ``mu`` per card still held, or the expected cost of calling with it. So pairs and run
+    draws are kept (they leave a big discard for next turn), high cards are shed, a
+    discard card is taken when it builds a set/run or lowers the hand, and the stock
+    draw is the expectation over the unseen cards (cards that combine with the hand are
+    evaluated exactly). A small penalty goes to discards that leave the next player a
+    low card, a joker or a card that combines with what it is known to hold; where the
+    rules let the discarder order a set (000 top card, 004 end cards) the layout leaving
+    the least useful cards is chosen.
+
+    *Call*: each opponent's hand total is a distribution: its known cards plus
+    ``hand_size - len(known)`` cards drawn from the unseen pool, weighted towards low
+    values more and more as the round goes on (players keep low cards; the weighting was
+    fitted on self-play). Yaniv is called when the chance that some opponent is at or
+    below my total is at most ``call_risk`` and the expected relative points (opponents'
+    hands won vs. my hand plus the penalty lost) are positive. Where emptying the hand
+    wins the round (001) and a discard does it, that discard comes first: it cannot be
+    challenged. *Slam*: when it lowers the hand cost (almost always). *Asaf* (001): when
+    ``P(win)·(my hand + the caller's hand + penalty)`` exceeds ``P(lose)·penalty``, the
+    caller's total restricted to the call limit. *Blast*: always.
+
+    Options (keywords): see :data:`DEFAULTS`.
+    """
+
+    name = "heuristic"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        rules: str | Rules = "standard",
+        num_players: int | None = None,
+        **options,
+    ):
+        super().__init__(seed, rules, num_players)
+        self.policy = HeuristicPolicy(**options)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        info = self.info(observation, action_mask)
+        a = self.policy.decide(info)
+        if a not in info.legal:  # never happens by construction; stay legal regardless
+            a = info.legal[int(self.rng.integers(len(info.legal)))]
+        return int(a)

@@ -1,0 +1,365 @@
+"""The search baseline: determinized rollouts of whole turn plans."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from yaniv_env import Rules, engine
+from yaniv_env.cards import NUM_KINDS, YANIV_VALUE
+
+from .common import (
+    CALL_YANIV,
+    DISCARD_BASE,
+    DISCARD_PHASE,
+    DRAW_PHASE,
+    TAKE_BASE,
+    AgentBase,
+    Context,
+    Info,
+    unseen_counts,
+)
+from .heuristic import DEFAULTS as HEURISTIC_DEFAULTS
+from .heuristic import EMPTY_HAND_COST, HeuristicPolicy
+
+_ROUND_END = (engine.ROUND_OVER, engine.GAME_OVER)
+
+
+def info_from_state(ctx: Context, s: engine.State, seat: int) -> Info:
+    """The public :class:`Info` of ``seat`` in a position the search built itself (the
+    same pieces an observation holds, nothing hidden from that seat)."""
+    n = ctx.n
+    phase = s.phase
+    order = [(seat + r) % n for r in range(n)]
+    hands = s.hands
+    known = s.known
+    pending = s.pending.cards if s.pending is not None and phase in (engine.DRAW, engine.SLAM_PHASE) else ()
+    caller = s.caller
+    return Info(
+        ctx=ctx,
+        phase=phase,
+        hand=hands[seat],
+        takeable=s.takeable,
+        top=s.top,
+        pending=pending,
+        drawn=s.drawn if phase == engine.SLAM_PHASE else None,
+        known=[[]] + [known[order[r]] for r in range(1, n)],
+        out_of_play=s.pile,
+        hand_sizes=[len(hands[p]) for p in order],
+        scores=[s.scores[p] for p in order],
+        alive=[s.alive[p] for p in order],
+        turn_player=(s.turn_player - seat) % n,
+        caller=(caller - seat) % n if caller is not None and phase == engine.ASAF_PHASE else None,
+        stock_size=len(s.stock),
+        round_turns=s.round_turns,
+        legal=engine.legal_actions(s),
+    )
+
+
+#: Search options (keywords of :class:`SearchAgent`); heuristic options are also accepted.
+SEARCH_DEFAULTS = {
+    # determinizations (sampled deals of the hidden cards) per searched decision; every
+    # candidate is rolled out once on each (common random numbers)
+    "simulations": 20,
+    # determinizations when Yaniv may be called (the decision with the most at stake)
+    "call_simulations": 40,
+    # at most this many rollouts per decision (fewer samples when there are many
+    # candidates), which bounds the time of one decision
+    "max_rollouts": 120,
+    # turn plans searched: the heuristic's best ones (plus Yaniv when it may be called)
+    "candidates": 4,
+    # plans whose heuristic cost is more than this above the best one are not searched
+    "cost_window": 6.0,
+    # weight of a game won (+) or lost (-) inside a rollout, in points
+    "game_weight": 50.0,
+    # bias of the sampled opponents' unknown cards towards low values; None: the
+    # heuristic's estimate for the point of the round; 0: uniform over the unseen cards
+    "sample_bias": None,
+    # search only when Yaniv may be called or a hand (mine or an opponent's) holds at
+    # most this many cards (the round may end soon); None: every discard decision
+    "search_cards": 2,
+    # the heuristic's first choice is kept unless another candidate beats it by this many
+    # standard errors of the paired difference (the search is noisy; its prior is good)
+    "confidence": 1.0,
+}
+
+
+class SearchAgent(AgentBase):
+    """Determinized Monte Carlo search over whole-turn plans, heuristic rollouts.
+
+    At a *discard* decision the heuristic proposes its best turn plans (a discard together
+    with the draw that follows it: the stock or a takeable card), up to ``candidates`` of
+    them within ``cost_window`` of the best, plus *Yaniv* when it may be called. The
+    hidden cards are then sampled ``simulations`` times (``call_simulations`` when Yaniv
+    may be called; at most ``max_rollouts`` rollouts in all) consistently with public
+    information: the unseen pool is the deck minus my hand, the opponents' known cards,
+    the previous discard, my pending set and the cards out of play; opponent ``i`` holds
+    its known cards plus ``hand_size_i - len(known_i)`` cards drawn from the pool
+    (weighted towards low values as the round goes on, as the heuristic assumes: players
+    keep low cards); the rest, shuffled, is the stock. Each sample becomes an engine
+    position (``engine.from_position``, me to discard) in which every candidate is played
+    (discard, then its draw, then the heuristic's slam choice) and rolled out to the end of
+    the round with the heuristic for every seat (its fast ``lite`` variant). A rollout
+    scores the opponents' average points change minus mine (totals after milestones, so
+    landing on a halving total counts; plus ``game_weight`` for a game won or lost in the
+    rollout). All candidates share each sample and its rollout generator (common random
+    numbers), so their differences are measured with little noise. The heuristic's own
+    choice is played unless another candidate's mean value beats it by ``confidence``
+    standard errors of the paired difference; in particular Yaniv is called only when the
+    rollouts rate the call at least as well as continuing (and clearly better when the
+    heuristic would not call). The chosen plan's draw is remembered for the *draw*
+    decision (the heuristic decides if that draw is not legal there). Slam, Asaf and Blast
+    decisions are the heuristic's.
+
+    The search runs only where it pays: when Yaniv may be called or some hand (mine or an
+    opponent's) holds at most ``search_cards`` cards, i.e. when the round may end soon;
+    elsewhere, and when there is a single candidate, the heuristic's plan is played.
+    Early in a round the rollouts are long and noisy and searching there did not help.
+    With the defaults a searched decision takes about 5-40 ms on one core (at most
+    ``max_rollouts`` = 120 rollouts), about 2-4 ms per decision on average over a game.
+
+    Options (keywords): :data:`SEARCH_DEFAULTS`, and any heuristic option
+    (:data:`agents.heuristic.DEFAULTS`, used by both the plans and the rollouts).
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        rules: str | Rules = "standard",
+        num_players: int | None = None,
+        **options,
+    ):
+        super().__init__(seed, rules, num_players)
+        h_opts = {k: v for k, v in options.items() if k in HEURISTIC_DEFAULTS}
+        s_opts = {k: v for k, v in options.items() if k not in HEURISTIC_DEFAULTS}
+        unknown = set(s_opts) - set(SEARCH_DEFAULTS)
+        if unknown:
+            raise ValueError(
+                f"unknown search options: {', '.join(sorted(unknown))}; "
+                f"known: {', '.join([*SEARCH_DEFAULTS, *HEURISTIC_DEFAULTS])}"
+            )
+        o = dict(SEARCH_DEFAULTS)
+        o.update(s_opts)
+        self.simulations = int(o["simulations"])
+        self.call_simulations = int(o["call_simulations"])
+        self.max_rollouts = int(o["max_rollouts"])
+        self.candidates = int(o["candidates"])
+        self.cost_window = float(o["cost_window"])
+        self.game_weight = float(o["game_weight"])
+        self.heuristic = HeuristicPolicy(**h_opts)
+        self.rollout_policy = HeuristicPolicy(lite=True, **h_opts)
+        self.sample_bias = None if o["sample_bias"] is None else float(o["sample_bias"])
+        self.confidence = float(o["confidence"])
+        self.search_cards = None if o["search_cards"] is None else int(o["search_cards"])
+        self._plan: tuple[tuple[int, ...], int] | None = None
+        self._my_known: list[int] = []
+        self._last_turns = -1
+        self.searched = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._plan = None
+        self._my_known = []
+        self._last_turns = -1
+
+    # -- acting -----------------------------------------------------------------------
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        info = self.info(observation, action_mask)
+        self._track_known(info)
+        a = None
+        if info.phase == DISCARD_PHASE:
+            self._plan = None
+            a = self._search(info)
+        elif info.phase == DRAW_PHASE and self._plan is not None:
+            key, draw = self._plan
+            self._plan = None
+            if tuple(sorted(info.pending)) == key and draw in info.legal:
+                a = draw
+        if a is None:
+            a = self.heuristic.decide(info)
+        if a not in info.legal:  # never by construction; stay legal regardless
+            a = info.legal[int(self.rng.integers(len(info.legal)))]
+        if info.phase == DRAW_PHASE and TAKE_BASE <= a < DISCARD_BASE:
+            self._my_known.append(a - TAKE_BASE)
+        return int(a)
+
+    def _track_known(self, info: Info) -> None:
+        """Cards I took from a discard and still hold (the opponents know them)."""
+        if info.round_turns < self._last_turns:
+            self._my_known = []
+        self._last_turns = info.round_turns
+        hand = list(info.hand)
+        kept = []
+        for k in self._my_known:
+            if k in hand:
+                hand.remove(k)
+                kept.append(k)
+        self._my_known = kept
+
+    # -- search -----------------------------------------------------------------------
+    def candidate_plans(self, info: Info) -> list[tuple[int, int | None]]:
+        """The (discard or Yaniv, draw) plans to search, best heuristic cost first."""
+        h = self.heuristic
+        est = h.estimate(info)
+        plans = h.plans(info, est)
+        out: list[tuple[int, int | None]] = []
+        if plans and plans[0][0] <= EMPTY_HAND_COST:
+            return [(plans[0][1], plans[0][2])]  # 001: emptying the hand wins the round
+        if plans:
+            best = plans[0][0]
+            for cost, a, d in plans[: self.candidates]:
+                if cost > best + self.cost_window and out:
+                    break
+                out.append((a, d))
+        if CALL_YANIV in info.legal:
+            if h.should_call(info, est):
+                out.insert(0, (CALL_YANIV, None))
+            else:
+                out.append((CALL_YANIV, None))
+        return out
+
+    def _search(self, info: Info) -> int | None:
+        cands = self.candidate_plans(info)
+        if not cands:
+            return None
+        if len(cands) == 1 or self.simulations <= 0 or not self._worth_searching(info):
+            a, d = cands[0]
+            self._remember(info, a, d)
+            return a
+        values = self.evaluate(info, cands)
+        if values is None:
+            return None
+        best = self.choose(values)
+        a, d = cands[best]
+        self._remember(info, a, d)
+        self.searched += 1
+        return a
+
+    def _worth_searching(self, info: Info) -> bool:
+        if self.search_cards is None or CALL_YANIV in info.legal:
+            return True
+        sizes = [info.hand_sizes[r] for r in range(info.ctx.n) if info.alive[r]]
+        return min(sizes) <= self.search_cards
+
+    def choose(self, values: np.ndarray) -> int:
+        """The candidate to play from the rollout values (``simulations × candidates``):
+        the best mean, if it beats candidate 0 (the heuristic's own choice, Yaniv or its
+        best plan) by ``confidence`` standard errors of the paired difference; else
+        candidate 0. The samples are few, so the heuristic's choice acts as a prior."""
+        means = values.mean(axis=0)
+        best = int(np.argmax(means))
+        if best == 0:
+            return 0
+        diff = values[:, best] - values[:, 0]
+        m = values.shape[0]
+        se = diff.std(ddof=1) / np.sqrt(m) if m > 1 else 0.0
+        return best if diff.mean() > self.confidence * se else 0
+
+    def _remember(self, info: Info, a: int, d: int | None) -> None:
+        if a >= DISCARD_BASE and d is not None:
+            self._plan = (info.ctx.move_key[a - DISCARD_BASE], d)
+
+    def evaluate(self, info: Info, cands: list[tuple[int, int | None]]) -> np.ndarray | None:
+        """Rollout values (``simulations × candidates``): each sample rolled out once per
+        candidate, with the same generator for every candidate."""
+        ctx = info.ctx
+        sims = self.call_simulations if CALL_YANIV in info.legal else self.simulations
+        sims = max(2, min(sims, self.max_rollouts // len(cands)))
+        values = np.zeros((sims, len(cands)))
+        seeds = self.rng.integers(0, 2**63, size=(sims, 2))
+        start_scores = list(info.scores)
+        start_alive = list(info.alive)
+        bias = self.heuristic.bias_at(info) if self.sample_bias is None else self.sample_bias
+        for sim in range(sims):
+            base = self.determinize(info, np.random.default_rng(seeds[sim, 0]), bias)
+            if base is None:
+                return None
+            for c, (a, d) in enumerate(cands):
+                s = base.copy(rng=np.random.default_rng(seeds[sim, 1]))
+                values[sim, c] = self._play_plan(ctx, s, a, d, start_scores, start_alive)
+        return values
+
+    def determinize(self, info: Info, rng: np.random.Generator, bias: float = 0.0) -> engine.State | None:
+        """A full position consistent with public information, me at seat 0 (seats are
+        relative to me), at the start of my turn."""
+        ctx = info.ctx
+        n = ctx.n
+        pool = unseen_counts(info)
+        cards = [k for k in range(NUM_KINDS) for _ in range(pool[k])]
+        need = [max(0, info.hand_sizes[r] - len(info.known[r])) if info.alive[r] else 0 for r in range(n)]
+        need[0] = 0
+        hidden = sum(need)
+        if hidden > len(cards):
+            return None
+        arr = np.array(cards, dtype=np.int64)
+        if bias > 0 and hidden:
+            # weighted sampling without replacement (exponential race): low cards first
+            w = np.exp(-bias * np.array([YANIV_VALUE[k] for k in cards], dtype=np.float64))
+            keys = rng.exponential(size=len(cards)) / w
+            order = np.argsort(keys, kind="stable")
+            chosen, rest = arr[order[:hidden]], arr[order[hidden:]]
+            chosen = rng.permutation(chosen)
+            stock = rng.permutation(rest).tolist()
+        else:
+            perm = rng.permutation(arr)
+            chosen, stock = perm[:hidden], perm[hidden:].tolist()
+        hands = []
+        at = 0
+        for r in range(n):
+            if r == 0:
+                hands.append(list(info.hand))
+            elif info.alive[r]:
+                hands.append(list(info.known[r]) + chosen[at : at + need[r]].tolist())
+                at += need[r]
+            else:
+                hands.append([])
+        known = [list(self._my_known)] + [list(info.known[r]) for r in range(1, n)]
+        try:
+            return engine.from_position(
+                ctx.rules,
+                hands,
+                list(info.top),
+                stock=stock,
+                pile=list(info.out_of_play),
+                takeable=list(info.takeable) if info.takeable else None,
+                current=0,
+                scores=list(info.scores),
+                alive=list(info.alive),
+                known=known,
+                rng=rng,
+            )
+        except ValueError:
+            return None
+
+    def _play_plan(self, ctx: Context, s: engine.State, a: int, d: int | None, scores0, alive0) -> float:
+        """Play a plan for seat 0 in ``s``, roll out to the end of the round, and score it."""
+        try:
+            engine.apply(s, a)
+            if s.phase == engine.DRAW:
+                legal = engine.legal_actions(s)
+                if d not in legal:
+                    d = self.rollout_policy.decide(info_from_state(ctx, s, 0))
+                engine.apply(s, d)
+        except engine.IllegalActionError:
+            return -1e6
+        policy = self.rollout_policy
+        steps = 0
+        while s.phase not in _ROUND_END and steps < 2000:
+            engine.apply(s, policy.decide(info_from_state(ctx, s, s.current)))
+            steps += 1
+        return self._value(s, scores0, alive0)
+
+    def _value(self, s: engine.State, scores0, alive0) -> float:
+        n = s.num_players
+        opps = [p for p in range(1, n) if alive0[p]]
+        mine = s.scores[0] - scores0[0]
+        theirs = sum(s.scores[p] - scores0[p] for p in opps) / max(1, len(opps))
+        v = theirs - mine
+        if self.game_weight:
+            if s.phase == engine.GAME_OVER:
+                place = engine.ranking(s)[0]
+                v += self.game_weight * (n - 1 - 2 * place) / (n - 1)
+            elif not s.alive[0]:
+                v -= self.game_weight
+        return v

@@ -1,0 +1,237 @@
+"""The baseline agents: always legal, deterministic, any table size, and a sane ladder."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import agents
+import yaniv_env
+from agents.common import context, decode, num_players_from_obs
+from yaniv_env import PRESETS, engine, get_rules
+from yaniv_env.observation import ObservationLayout
+
+PRESET_NAMES = list(PRESETS)
+# A cheap search agent: it still determinizes and rolls out, on a tiny budget.
+SEARCH_FAST = {"simulations": 2, "call_simulations": 3, "candidates": 2, "search_cards": 1}
+
+
+def make(name: str, seed: int, rules: str, fast: bool = True) -> agents.Policy:
+    options = SEARCH_FAST if name == "search" and fast else {}
+    return agents.make(name, seed=seed, rules=rules, **options)
+
+
+def play(
+    rules: str,
+    n: int,
+    names: list[str],
+    seed: int,
+    episode: str = "game",
+    max_steps: int | None = None,
+    fast: bool = True,
+):
+    """Play one episode of ``raw_env``; every action must be in its mask. Returns the env
+    and the list of (seat, action)."""
+    env = yaniv_env.raw_env(rules=rules, num_players=n, episode=episode)
+    env.reset(seed=seed)
+    pols = [make(nm, seed * 31 + i, rules, fast) for i, nm in enumerate(names)]
+    log = []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = int(agent.rsplit("_", 1)[1])
+        mask = obs["action_mask"]
+        a = pols[seat].act(obs["observation"], mask)
+        assert isinstance(a, int), f"{names[seat]} returned {a!r}"
+        assert mask[a] == 1, f"{names[seat]} chose illegal action {a} ({env.unwrapped.action_name(a)})"
+        log.append((seat, a))
+        env.step(a)
+        if max_steps is not None and len(log) >= max_steps:
+            break
+    return env, log
+
+
+def test_unknown_agent_name_raises():
+    with pytest.raises(ValueError, match="unknown agent"):
+        agents.make("no-such-agent")
+
+
+@pytest.mark.parametrize("name", ["greedy", "heuristic", "search"])
+def test_unknown_option_raises(name):
+    with pytest.raises(ValueError, match="unknown"):
+        agents.make(name, seed=0, no_such_option=1)
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_agents_always_legal(rules, n):
+    """Whole games of every preset and table size with every agent seated; the search
+    agent on a tiny budget and for part of the games only, to keep the file fast."""
+    pool = ["greedy", "heuristic", "random"]
+    for g in range(4):
+        names = [pool[(g + i) % len(pool)] for i in range(n)]
+        play(rules, n, names, seed=1000 * n + g)
+    names = ["search"] + [pool[i % len(pool)] for i in range(n - 1)]
+    env, log = play(rules, n, names, seed=77 + n, max_steps=600)
+    assert any(seat == 0 for seat, _ in log)
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+def test_search_default_budget_legal(rules):
+    """The search agent with its default budget, for a round of each preset."""
+    play(rules, 2, ["search", "heuristic"], seed=11, episode="round", fast=False)
+
+
+@pytest.mark.parametrize("name", ["greedy", "heuristic", "search"])
+def test_agents_are_deterministic_given_their_seed(name):
+    names = [name, "heuristic"]
+    _, a = play("standard", 2, names, seed=5, episode="round")
+    _, b = play("standard", 2, names, seed=5, episode="round")
+    assert a == b
+    # reset(seed) restarts the same choices on the same observations
+    env = yaniv_env.raw_env(rules="french", num_players=3)
+    env.reset(seed=3)
+    agent = make(name, 11, "french")
+    obs, *_ = env.last()
+    first = [agent.act(obs["observation"], obs["action_mask"]) for _ in range(3)]
+    agent.reset(11)
+    again = [agent.act(obs["observation"], obs["action_mask"]) for _ in range(3)]
+    assert first == again
+
+
+@pytest.mark.parametrize("name", ["greedy", "heuristic", "search"])
+def test_player_count_inferred_or_fixed(name):
+    """``num_players=None`` reads the table size from the observation; a fixed count
+    that does not match the observation is an error."""
+    agent = agents.make(name, seed=0, rules="seven")
+    for n in (2, 3, 4, 5):
+        env = yaniv_env.raw_env(rules="seven", num_players=n)
+        env.reset(seed=n)
+        obs, *_ = env.last()
+        assert num_players_from_obs(len(obs["observation"])) == n
+        a = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][a] == 1
+    fixed = agents.make(name, seed=0, rules="seven", num_players=2)
+    env = yaniv_env.raw_env(rules="seven", num_players=3)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    with pytest.raises(ValueError, match="does not match"):
+        fixed.act(obs["observation"], obs["action_mask"])
+
+
+def test_rules_object_accepted():
+    rules = get_rules("two_deck", 4)
+    agent = agents.make("heuristic", seed=1, rules=rules)
+    env = yaniv_env.raw_env(rules=rules, num_players=4)
+    env.reset(seed=2)
+    obs, *_ = env.last()
+    assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+def test_decode_matches_public_view(rules):
+    """The observation decoding gives back the engine's public information."""
+    r = get_rules(rules, 3)
+    ctx = context(r)
+    layout = ObservationLayout(r)
+    s = engine.new_game(r, seed=4)
+    rng = np.random.default_rng(0)
+    checked = 0
+    while s.phase != engine.GAME_OVER and checked < 300:
+        if s.phase == engine.ROUND_OVER:
+            engine.start_next_round(s)
+            continue
+        seat = s.current
+        info = decode(ctx, layout.build(s, seat), engine.legal_mask(s))
+        view = engine.public_view(s, seat)
+        order = [(seat + i) % 3 for i in range(3)]
+        assert sorted(info.hand) == sorted(view.hand)
+        assert sorted(info.takeable) == sorted(view.takeable)
+        assert sorted(info.top) == sorted(view.top)
+        assert sorted(info.out_of_play) == sorted(view.out_of_play)
+        assert [sorted(info.known[i]) for i in range(1, 3)] == [sorted(view.known[p]) for p in order[1:]]
+        assert info.hand_sizes == [view.hand_sizes[p] for p in order]
+        assert info.scores == [view.scores[p] for p in order]
+        assert info.stock_size == view.stock_size
+        assert info.phase == s.phase
+        assert info.legal == engine.legal_actions(s)
+        legal = engine.legal_actions(s)
+        engine.apply(s, legal[int(rng.integers(len(legal)))])
+        checked += 1
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+def test_best_removed_agrees_with_action_table(rules):
+    """The direct meld arithmetic the agents use agrees with the rules' action table."""
+    for n in (2, 4):
+        ctx = context(get_rules(rules, n))
+        kinds = [k for k in range(53) for _ in range(ctx.deck_counts[k])]
+        # small card subsets so that sets and runs are frequent
+        subset = [k for k in kinds if k == 52 or (k % 13 in (2, 3, 4, 5, 11) and k // 13 < 2)]
+        rng = np.random.default_rng(n)
+        for pool in (kinds, subset):
+            for _ in range(400):
+                size = int(rng.integers(1, min(len(pool), ctx.rules.hand_size) + 1))
+                hand = [pool[i] for i in rng.choice(len(pool), size, replace=False)]
+                ids = ctx.table.legal_discards(hand)
+                for mu in (0.0, 3.0):
+                    ref = max(ctx.disc_value[a - 59] + mu * ctx.disc_size[a - 59] for a in ids)
+                    assert ctx.best_removed(hand, mu) == pytest.approx(ref), (hand, mu)
+
+
+def test_search_plans_the_draw():
+    """The draw the search planned at the discard decision is the one it plays."""
+    agent = agents.make("search", seed=3, simulations=3, candidates=3)
+    env = yaniv_env.raw_env(rules="standard", num_players=2)
+    env.reset(seed=9)
+    other = agents.make("heuristic", seed=4)
+    planned = 0
+    for agent_name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if agent_name == "player_0":
+            before = agent._plan
+            a = agent.act(obs["observation"], obs["action_mask"])
+            if before is not None and a == before[1]:
+                planned += 1
+        else:
+            a = other.act(obs["observation"], obs["action_mask"])
+        env.step(a)
+        if env.unwrapped.game.round_index >= 2:
+            break
+    assert planned > 0
+
+
+def _match(a: str, b: str, games: int, rules: str = "standard", seed: int = 0, fast: bool = True) -> list[float]:
+    """Duplicate-format 2-player games: the same seeds with seats swapped. Returns a's
+    score per game (1 win, 0 loss)."""
+    out = []
+    for i in range(games // 2):
+        for swap in (False, True):
+            names = [b, a] if swap else [a, b]
+            env, _ = play(rules, 2, names, seed=seed + i, fast=fast)
+            places = engine.ranking(env.unwrapped.game)
+            out.append(1.0 if places[1 if swap else 0] == 0 else 0.0)
+    return out
+
+
+def test_greedy_beats_random():
+    wins = _match("greedy", "random", 100, seed=500)
+    rate = float(np.mean(wins))
+    half_width = 1.96 * math.sqrt(rate * (1 - rate) / len(wins) + 1e-9)
+    assert rate - half_width > 0.6, rate
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("strong", "weak"), [("heuristic", "greedy"), ("search", "heuristic")])
+def test_ladder(strong, weak):
+    """The ladder in 2-player games of the default preset (slow: full search budget)."""
+    wins = _match(strong, weak, 200, seed=10_000, fast=False)
+    rate = float(np.mean(wins))
+    assert rate - 1.96 * math.sqrt(rate * (1 - rate) / len(wins)) > 0.5, rate
