@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 
 from .base import Policy, RandomAgent
+
+#: The trained agent shipped with the package (MaskablePPO, ``standard`` rules, 2 players);
+#: ``agents.make("ppo")`` loads it. How it was trained: README, section Training.
+SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_standard_2p.zip"
 
 # name -> "module:factory" (imported on first use, so that `import agents` stays light)
 _REGISTRY: dict[str, Callable[..., Policy] | str] = {
@@ -60,4 +65,4 @@ def load(path: str, seed: int | None = None, **options) -> Policy:
     return _load(path, seed=seed, **options)
 
 
-__all__ = ["Policy", "RandomAgent", "make", "load", "names", "register"]
+__all__ = ["Policy", "RandomAgent", "SHIPPED_MODEL", "make", "load", "names", "register"]
