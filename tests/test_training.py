@@ -1,0 +1,317 @@
+"""Training (``yaniv train``), checkpoints and trained agents: a tiny real run that is
+checkpointed, resumed, loaded and evaluated; refusal of mismatched, corrupt and truncated
+checkpoints; atomic saves."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("matplotlib")
+
+import gymnasium  # noqa: E402
+
+import agents  # noqa: E402
+import yaniv_env  # noqa: E402, F401
+from agents import trained  # noqa: E402
+from training import train as T  # noqa: E402
+
+TINY = [
+    "--total-timesteps", "256", "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
+    "--net-arch", "32", "--opponents", "random", "--eval-every", "128", "--eval-games", "2",
+    "--eval-opponents", "random", "--checkpoint-every", "128", "--league", "--snapshot-every", "128",
+    "--gate-games", "2", "--final-eval-games", "0", "--no-progress", "--torch-threads", "1",
+    "--pretrain", "greedy", "--pretrain-samples", "300", "--pretrain-epochs", "1",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("runs")
+    assert T.main([*TINY, "--output-dir", str(out), "--run-name", "tiny", "--seed", "3"]) == 0
+    return out / "tiny"
+
+
+@pytest.fixture(scope="module")
+def model_path(run_dir) -> Path:
+    return run_dir / "model.zip"
+
+
+def test_run_writes_checkpoint_model_plot_and_logs(run_dir):
+    ckpt = run_dir / "checkpoints" / "latest.zip"
+    meta = trained.read_metadata(ckpt)
+    assert meta["timesteps"] == 256
+    assert meta["num_players"] == 2 and meta["rules"]["name"] == "standard"
+    assert meta["observation"]["size"] == 410 and meta["observation"]["pieces"][0] == ["hand", 0, 53]
+    assert meta["actions"]["size"] == 1543 and len(meta["actions"]["names_sha256"]) == 64
+    assert meta["args"]["n_steps"] == 128 and meta["package_version"] == yaniv_env.__version__
+    # League: the first snapshot joins unconditionally, later ones pass through the gate.
+    assert meta["league"]["pool"] and all((run_dir / p).is_file() for p in meta["league"]["pool"])
+    assert meta["league"]["history"][0]["joined"] is True
+    assert (run_dir / "model.zip").is_file() and (run_dir / "learning_curve.png").stat().st_size > 1000
+    assert list((run_dir / "monitor").glob("*.monitor.csv")) and list((run_dir / "tb").rglob("events.*"))
+    rows = T._read_csv(run_dir / "eval.csv")
+    assert [int(r["timesteps"]) for r in rows] == [0, 128, 256] and "random_outcome" in rows[0]
+    assert json.loads((run_dir / "args.json").read_text())["seed"] == 3
+    assert meta["pretrain"]["agent"] == "greedy" and meta["pretrain"]["samples"] > 200
+    assert 0.0 <= meta["pretrain"]["train_accuracy"] <= 1.0
+
+
+def test_resume_continues_timesteps_and_league(run_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "tiny"
+    shutil.copytree(run_dir, copy)
+    before = trained.read_metadata(copy / "checkpoints" / "latest.zip")
+    status = T.main(["--resume", str(copy), "--total-timesteps", "512", "--no-progress"])
+    assert status == 0
+    after = trained.read_metadata(copy / "checkpoints" / "latest.zip")
+    assert after["timesteps"] == 512
+    assert after["segment"] == before["segment"] + 1 == 1
+    assert after["args"]["net_arch"] == "32" and after["args"]["total_timesteps"] == 512
+    assert after["elapsed_seconds"] > before["elapsed_seconds"]
+    # the old pool is kept (snapshots may have joined, the oldest may have left)
+    assert set(before["league"]["pool"]) & set(after["league"]["pool"]) or len(after["league"]["pool"]) == 8
+    assert len(after["league"]["history"]) > len(before["league"]["history"])
+    assert sorted(p.name for p in (copy / "monitor").glob("*.csv"))[-1].startswith("01_")
+    eval_rows = T._read_csv(copy / "eval.csv")
+    assert [int(r["timesteps"]) for r in eval_rows] == [0, 128, 256, 384, 512]
+    assert after["pretrain"] == before["pretrain"]  # no second warm start on resume
+    # A resume may not change how the model is trained.
+    assert T.main(["--resume", str(copy), "--rules", "seven", "--no-progress"]) == 2
+
+
+def test_loaded_agent_plays_and_matches_predict(model_path):
+    bot = agents.load(str(model_path), seed=0)
+    assert bot.timesteps == 256
+    env = gymnasium.make("yaniv_env/Yaniv-v0", opponents=["random"], episode="round").unwrapped
+    obs, _ = env.reset(seed=1)
+    for _ in range(30):
+        mask = env.action_masks()
+        a = bot.act(obs, mask)
+        assert mask[a]
+        expected, _ = bot.model.predict(obs, action_masks=mask, deterministic=True)
+        assert a == int(expected)
+        obs, _, term, trunc, _ = env.step(a)
+        if term or trunc:
+            obs, _ = env.reset()
+    # as an opponent by path, through the environment's agent registry
+    env = gymnasium.make("yaniv_env/Yaniv-v0", opponents=[str(model_path)], episode="round").unwrapped
+    obs, _ = env.reset(seed=2)
+    assert obs.shape == (410,)
+
+
+def test_loaded_agent_in_the_harness(model_path):
+    evaluate = pytest.importorskip("training.evaluate").evaluate
+    res = evaluate([str(model_path), "random"], games=4, episode="round", seed=0)
+    assert res[model_path.stem].games == 4
+
+
+def test_mismatched_checkpoint_is_refused(model_path):
+    with pytest.raises(ValueError, match=r"trained for rules 'standard' \(call_max=5.*'seven' \(call_max=7"):
+        agents.load(str(model_path), rules="seven")
+    with pytest.raises(ValueError, match="trained for 2 players .* has 3 players"):
+        agents.load(str(model_path), rules="standard", num_players=3)
+    with pytest.raises(ValueError, match="trained for 2 players"):
+        gymnasium.make("yaniv_env/Yaniv-v0", num_players=3, opponents=[str(model_path)])
+    with pytest.raises(ValueError, match="call_max"):
+        gymnasium.make("yaniv_env/Yaniv-v0", rules="seven", opponents=[str(model_path)])
+    # used without rules= in an environment with other rules or players: refused at act()
+    bot = agents.load(str(model_path))
+    env = gymnasium.make("yaniv_env/Yaniv-v0", rules="seven").unwrapped
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match="other rules"):
+        bot.act(obs, env.action_masks())
+    env = gymnasium.make("yaniv_env/Yaniv-v0", num_players=3).unwrapped
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match="observation of size"):
+        bot.act(obs, env.action_masks())
+
+
+def test_checkpoint_for_another_layout_is_refused(model_path, tmp_path):
+    def rewrite(change):
+        with zipfile.ZipFile(model_path) as z:
+            entries = {n: z.read(n) for n in z.namelist()}
+        meta = json.loads(entries[trained.META_NAME])
+        change(meta)
+        entries[trained.META_NAME] = json.dumps(meta).encode()
+        out = tmp_path / "changed.zip"
+        with zipfile.ZipFile(out, "w") as z:
+            for n, data in entries.items():
+                z.writestr(n, data)
+        return out
+
+    p = rewrite(lambda m: m["observation"].update(size=400))
+    with pytest.raises(ValueError, match="observation size 400 but this version builds 410"):
+        agents.load(str(p))
+    p = rewrite(lambda m: m["actions"].update(names_sha256="0" * 64))
+    with pytest.raises(ValueError, match="other action names"):
+        agents.load(str(p))
+    p = rewrite(lambda m: m["rules"].update(call_max=7, name="seven-ish"))
+    with pytest.raises(ValueError, match=r"'seven-ish' \(call_max=7\).*'standard' \(call_max=5\)"):
+        agents.load(str(p), rules="standard")
+
+
+def test_corrupt_or_truncated_checkpoint_is_refused(model_path, tmp_path):
+    data = model_path.read_bytes()
+    truncated = tmp_path / "truncated.zip"
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="not a valid yaniv checkpoint"):
+        agents.load(str(truncated))
+    garbage = tmp_path / "garbage.zip"
+    garbage.write_bytes(b"this is not a zip file" * 100)
+    with pytest.raises(ValueError, match="not a valid yaniv checkpoint"):
+        agents.load(str(garbage))
+    empty = tmp_path / "empty.zip"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="not a valid yaniv checkpoint"):
+        agents.load(str(empty))
+    # one flipped byte inside the compressed policy weights: CRC mismatch
+    with zipfile.ZipFile(model_path) as z:
+        info = z.getinfo("policy.pth")
+    flipped = bytearray(data)
+    at = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + info.compress_size // 2
+    flipped[at] ^= 0xFF
+    bad = tmp_path / "flipped.zip"
+    bad.write_bytes(bytes(flipped))
+    with pytest.raises(ValueError, match="not a valid yaniv checkpoint"):
+        agents.load(str(bad))
+    # a plain SB3 model without the metadata
+    plain = tmp_path / "plain.zip"
+    trained.load_model(model_path).save(plain)
+    with pytest.raises(ValueError, match="plain Stable-Baselines3 model"):
+        agents.load(str(plain))
+    with pytest.raises(FileNotFoundError):
+        agents.load(str(tmp_path / "missing.zip"))
+
+
+@pytest.mark.parametrize("fail_at", ["fsync", "replace"])
+def test_interrupted_save_keeps_previous_checkpoint(model_path, tmp_path, monkeypatch, fail_at):
+    model = trained.load_model(model_path)
+    rules = yaniv_env.get_rules("standard")
+    target = tmp_path / "latest.zip"
+    trained.save_checkpoint(model, target, trained.build_metadata(rules, timesteps=100))
+    good = target.read_bytes()
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt("killed mid-save")
+
+    monkeypatch.setattr(trained.os, fail_at, boom)
+    with pytest.raises(KeyboardInterrupt):
+        trained.save_checkpoint(model, target, trained.build_metadata(rules, timesteps=200))
+    monkeypatch.undo()
+    assert target.read_bytes() == good
+    assert trained.read_metadata(target)["timesteps"] == 100
+    assert os.listdir(tmp_path) == ["latest.zip"]  # no temporary file left behind
+    assert agents.load(str(target)).timesteps == 100
+
+
+def test_interrupted_training_saves_and_resumes(tmp_path, monkeypatch):
+    """Ctrl-C (or SIGTERM) during training writes a checkpoint; --resume finishes the run."""
+    original = T._make_callback
+
+    def interrupting(*a, **k):
+        cb = original(*a, **k)
+        on_step = cb._on_step
+
+        def step():
+            if cb.model.num_timesteps >= 64:
+                raise KeyboardInterrupt
+            return on_step()
+
+        cb._on_step = step
+        return cb
+
+    monkeypatch.setattr(T, "_make_callback", interrupting)
+    argv = [
+        "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1",
+        "--net-arch", "16", "--opponents", "random", "--eval-every", "0", "--final-eval-games", "0",
+        "--no-progress", "--output-dir", str(tmp_path), "--run-name", "cut", "--pretrain", "none",
+    ]  # fmt: skip
+    assert T.main(argv) == 130
+    ckpt = tmp_path / "cut" / "checkpoints" / "latest.zip"
+    assert trained.read_metadata(ckpt)["timesteps"] == 64
+    assert not (tmp_path / "cut" / "model.zip").exists()
+    monkeypatch.undo()
+    assert T.main(argv) == 2  # the run exists: it must be resumed, not overwritten
+    assert T.main(["--resume", str(tmp_path / "cut"), "--no-progress"]) == 0
+    assert trained.read_metadata(ckpt)["timesteps"] == 128
+    assert agents.load(str(tmp_path / "cut" / "model.zip")).timesteps == 128
+
+
+def test_args_parser_defaults_and_docs():
+    args, given = T.parse_args(["--minutes", "10", "--no-progress", "--net-arch", "64,64"])
+    assert args.minutes == 10.0 and args.progress is False and args.net_arch == "64,64"
+    assert given == {"minutes", "progress", "net_arch"}
+    defaults = T.Args()
+    assert (defaults.rules, defaults.num_players, defaults.episode, defaults.reward) == (
+        "standard",
+        2,
+        "round",
+        "score_outcome",
+    )
+    docs = T._field_docs(T.Args)
+    assert set(docs) == {f.name for f in dataclasses.fields(T.Args)}
+    assert "--snapshot-every" in T._parser().format_help()
+
+
+def test_bad_arguments_are_reported(tmp_path, capsys):
+    assert T.main(["--episode", "hand", "--output-dir", str(tmp_path)]) == 2
+    assert "--episode must be one of" in capsys.readouterr().err
+    assert T.main(["--opponents", "nobody", "--output-dir", str(tmp_path)]) == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
+    assert T.main(["--resume", str(tmp_path / "nothing")]) == 2
+
+
+def test_opponent_mix_parsing():
+    from training.league import parse_mix
+
+    assert parse_mix("random:1, greedy:2,heuristic") == [("random", 1.0), ("greedy", 2.0), ("heuristic", 1.0)]
+    with pytest.raises(ValueError):
+        parse_mix("random:x")
+    with pytest.raises(ValueError):
+        parse_mix("random:0")
+
+
+def test_opponent_sampler_draws_per_episode():
+    from training.league import OpponentSampler
+
+    base = gymnasium.make("yaniv_env/Yaniv-v0", episode="round").unwrapped
+    env = OpponentSampler(base, [("random", 1.0), ("greedy", 1.0)], seed=0)
+    seen = set()
+    env.reset(seed=0)
+    for _ in range(20):
+        _, info = env.reset()
+        seen.add(info["opponent"])
+        assert base.opponents[0].name == info["opponent"]
+    assert seen == {"random", "greedy"}
+    assert np.array_equal(env.action_masks(), base.action_masks())
+
+
+def test_hand_shaping_is_potential_based():
+    """With gamma = 1 the shaping terms telescope: over an episode they add -Φ(s_0)."""
+    from training.league import HandShaping, OpponentSampler
+
+    base = gymnasium.make("yaniv_env/Yaniv-v0", episode="round").unwrapped
+    env = HandShaping(OpponentSampler(base, [("greedy", 1.0)], seed=0), coef=2.0, gamma=1.0)
+    rng = np.random.default_rng(0)
+    for episode in range(5):
+        obs, _ = env.reset(seed=episode)
+        phi0 = env.potential(obs)
+        assert phi0 < 0
+        shaped = unshaped = 0.0
+        done = False
+        while not done:
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+            obs, r, term, trunc, info = env.step(a)
+            shaped += r
+            unshaped += info["unshaped_reward"]
+            done = term or trunc
+        assert shaped == pytest.approx(unshaped - phi0)

@@ -1,0 +1,228 @@
+"""Opponents for training: a weighted mix of baselines plus a self-play pool, drawn per episode.
+
+:class:`OpponentSampler` wraps :class:`yaniv_env.gym_env.YanivGymEnv`; at every ``reset`` it
+draws, for each other seat, a baseline (by weight) or, with probability ``league_prob``
+once the pool is not empty, a snapshot from the pool (uniformly). ``info["opponent"]``
+names the draw ("greedy", "pool", "random+heuristic" for three players...), so the
+Monitor logs can split the learning curve by opponent.
+
+:class:`League` is the pool itself: snapshot paths (relative to the run directory) and the
+history of the gate evaluations. A snapshot joins when its mean placement reward against
+the pool's members is at least the gate margin (the first one joins unconditionally); the
+oldest member leaves when the pool is full.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+
+def parse_mix(spec: str) -> list[tuple[str, float]]:
+    """``"random:1,greedy:2,heuristic"`` -> ``[("random", 1.0), ("greedy", 2.0), ("heuristic", 1.0)]``."""
+    out: list[tuple[str, float]] = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, _, weight = part.partition(":")
+        try:
+            w = float(weight) if weight else 1.0
+        except ValueError:
+            raise ValueError(f"bad weight in opponent mix entry {part!r} (expected name or name:weight)") from None
+        if w < 0:
+            raise ValueError(f"negative weight in opponent mix entry {part!r}")
+        out.append((name.strip(), w))
+    if not out or sum(w for _, w in out) <= 0:
+        raise ValueError(f"the opponent mix {spec!r} names no opponent with a positive weight")
+    return out
+
+
+def format_mix(mix: list[tuple[str, float]]) -> str:
+    return ",".join(f"{n}:{w:g}" for n, w in mix)
+
+
+def agent_available(name: str, rules) -> str | None:
+    """``None`` when ``agents.make(name)`` works under ``rules``, else the reason it does not."""
+    import agents
+
+    try:
+        agents.make(name, seed=0, rules=rules)
+    except (ImportError, AttributeError, ValueError) as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+class OpponentSampler(gymnasium.Wrapper):
+    """Draws the opponents of every episode from the baselines and the self-play pool.
+
+    ``baselines`` are ``(agent, weight)`` pairs, an agent being a name for ``agents.make``
+    or a policy object. Episodes that are over before the learner's first decision are
+    dealt again (see :meth:`reset`).
+    """
+
+    def __init__(
+        self,
+        env,
+        baselines: list[tuple[object, float]],
+        seed: int = 0,
+        league_prob: float = 0.0,
+        pool_deterministic: bool = False,
+        torch_threads: int | None = None,
+    ):
+        super().__init__(env)
+        import agents
+
+        base = env.unwrapped
+        self._gym = base
+        self.rules = base.rules
+        seats = self.rules.num_players - 1
+        self.rng = np.random.default_rng(seed)
+        self.names = [n if isinstance(n, str) else str(getattr(n, "name", type(n).__name__)) for n, _ in baselines]
+        w = np.array([w for _, w in baselines], dtype=float)
+        self.weights = w / w.sum()
+        # One instance per (baseline, seat), each with its own seeded generator; agent
+        # objects (rather than names) are shared by the seats.
+        self.baselines = [
+            [
+                agents.make(n, seed=seed * 1000 + 10 * s + j, rules=self.rules) if isinstance(n, str) else n
+                for j, (n, _) in enumerate(baselines)
+            ]
+            for s in range(seats)
+        ]
+        self.league_prob = float(league_prob)
+        self.pool_deterministic = pool_deterministic
+        self.torch_threads = torch_threads
+        self.pool: list = []
+        self._pool_paths: list[str] = []
+        self._label = ""
+
+    def set_pool(self, paths: list[str]) -> int:
+        """Replace the pool by these checkpoints (already loaded ones are kept)."""
+        from agents.trained import load
+
+        loaded = dict(zip(self._pool_paths, self.pool, strict=True))
+        pool = []
+        for p in paths:
+            if p not in loaded:
+                seed = int(self.rng.integers(2**31))
+                loaded[p] = load(
+                    p,
+                    seed=seed,
+                    rules=self.rules,
+                    deterministic=self.pool_deterministic,
+                    torch_threads=self.torch_threads,
+                )
+            pool.append(loaded[p])
+        self.pool, self._pool_paths = pool, list(paths)
+        return len(pool)
+
+    def _draw(self) -> tuple[list, str]:
+        picks, labels = [], []
+        for s in range(self.rules.num_players - 1):
+            if self.pool and self.rng.random() < self.league_prob:
+                picks.append(self.pool[int(self.rng.integers(len(self.pool)))])
+                labels.append("pool")
+            else:
+                j = int(self.rng.choice(len(self.names), p=self.weights))
+                picks.append(self.baselines[s][j])
+                labels.append(self.names[j])
+        return picks, "+".join(labels)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self.rng = np.random.default_rng([seed, 7])
+        for _ in range(1000):
+            picks, self._label = self._draw()
+            self._gym.opponents = picks
+            obs, info = self.env.reset(seed=seed, options=options)
+            # YanivGymEnv.reset can return an episode that is already over (an opponent
+            # seated before the learner calls Yaniv on its dealt hand, in "round" episodes):
+            # the learner has no decision to make, so deal again.
+            if not getattr(self._gym, "_done", False):
+                break
+            seed = None
+        info["opponent"] = self._label
+        return obs, info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        info["opponent"] = self._label
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self._gym.action_masks()
+
+
+@dataclass
+class League:
+    """The self-play pool: snapshot paths relative to the run directory, and gate history."""
+
+    pool: list[str] = field(default_factory=list)
+    history: list[dict] = field(default_factory=list)
+    size: int = 8
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict | None, size: int = 8) -> League:
+        d = d or {}
+        return cls(pool=list(d.get("pool", [])), history=list(d.get("history", [])), size=int(d.get("size", size)))
+
+    def paths(self, run_dir: Path) -> list[str]:
+        return [str(Path(run_dir) / p) for p in self.pool]
+
+    def admit(self, rel_path: str) -> list[str]:
+        """Add a snapshot; returns the members that left (oldest first) to keep ``size``."""
+        self.pool.append(rel_path)
+        gone = []
+        while len(self.pool) > self.size:
+            gone.append(self.pool.pop(0))
+        return gone
+
+
+class HandShaping(gymnasium.Wrapper):
+    """Potential-based reward shaping (Ng et al., 1999) with ``Φ(s) = -coef · hand total / 100``.
+
+    Each step adds ``γ·Φ(s') - Φ(s)`` (``Φ = 0`` once the episode is over), so throwing
+    points is rewarded at once and taking a high card is penalised at once, while the sum
+    over an episode telescopes to ``-Φ(s_0)``, the same for every policy: the optimal
+    policy is unchanged. Put it outside the Monitor so that the logs keep the
+    environment's own reward; ``info["unshaped_reward"]`` has it too.
+    """
+
+    def __init__(self, env, coef: float = 1.0, gamma: float = 0.995):
+        super().__init__(env)
+        from yaniv_env.cards import YANIV_VALUE
+        from yaniv_env.observation import ObservationLayout
+
+        layout = ObservationLayout(env.unwrapped.rules)
+        self._hand = layout.pieces["hand"].slice
+        self._values = np.asarray(YANIV_VALUE, dtype=np.float64)
+        self.coef = float(coef)
+        self.gamma = float(gamma)
+        self._phi = 0.0
+
+    def potential(self, obs: np.ndarray) -> float:
+        return -self.coef * float(obs[self._hand] @ self._values) / 100.0
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self._phi = self.potential(obs)
+        return obs, info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        phi = 0.0 if (terminated or truncated) else self.potential(obs)
+        shaped = reward + self.gamma * phi - self._phi
+        self._phi = phi
+        info["unshaped_reward"] = reward
+        return obs, shaped, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.get_wrapper_attr("action_masks")()
