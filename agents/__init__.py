@@ -25,6 +25,7 @@ _REGISTRY: dict[str, Callable[..., Policy] | str] = {
     "greedy": "agents.greedy:GreedyAgent",
     "heuristic": "agents.heuristic:HeuristicAgent",
     "search": "agents.search:SearchAgent",
+    "ppo": lambda seed=None, **options: load(SHIPPED_MODEL, seed=seed, **options),
     "pis_random": "agents.pis_yedili:PisRandomAgent",
     "pis_heuristic": "agents.pis_yedili:PisHeuristicAgent",
 }
