@@ -147,6 +147,12 @@ def build_metadata(rules, *, timesteps: int, args: dict | None = None, league: d
 
 
 # -- writing -----------------------------------------------------------------------------
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` so that ``path`` always holds either the old or the new
     content: temporary file in the same folder, fsync, ``os.replace``."""
@@ -154,6 +160,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual mode
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

@@ -210,6 +210,7 @@ def test_interrupted_save_keeps_previous_checkpoint(model_path, tmp_path, monkey
     assert target.read_bytes() == good
     assert trained.read_metadata(target)["timesteps"] == 100
     assert os.listdir(tmp_path) == ["latest.zip"]  # no temporary file left behind
+    assert target.stat().st_mode & 0o644 == 0o644  # readable as a normal file, not 0600
     assert agents.load(str(target)).timesteps == 100
 
 

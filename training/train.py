@@ -1055,8 +1055,9 @@ def train(args: Args, given: set[str] | None = None) -> int:
         f"trained {model.num_timesteps:,} timesteps in {run.elapsed / 60:.1f} min in all "
         f"(this session: {model.num_timesteps - done:,} PPO steps in {ppo_seconds / 60:.1f} min, {rate:.0f} steps/s)"
     )
+    note = f", after imitating {run.pretrain['agent']!r}" if run.pretrain else ""
     plot = plot_learning_curve(
-        run_dir, run_dir / "learning_curve.png", f"{title} ({run_dir.name})", args.reward, args.episode
+        run_dir, run_dir / "learning_curve.png", f"{title} ({run_dir.name}{note})", args.reward, args.episode
     )
     print(f"model: {model_path}")
     print(f"checkpoint: {ckpt}")
