@@ -16,13 +16,19 @@ refuse a model in the wrong setting and to resume training without loss:
 ===================  ==================================================================
 key                  content
 ===================  ==================================================================
-format               ``"yaniv-checkpoint"``, ``format_version`` (:data:`FORMAT_VERSION`)
+format               ``"yaniv-checkpoint"``, ``format_version``: 1 for Yaniv models, 2 for
+                     models of another game (readers of version 1 know only Yaniv, so
+                     they refuse those as too new; this version reads both)
+game                 ``"yaniv"`` or ``"pis_yedili"`` (:mod:`yaniv_env.games`); version 1
+                     files written before it existed have no ``game``: they are Yaniv
 package_version      ``yaniv_env.__version__`` that wrote it (and sb3/torch versions)
 algorithm            ``"MaskablePPO"``
-rules                ``dataclasses.asdict(rules)``: every option, including the name
+rules                ``dataclasses.asdict(rules)``: every option of the game's ``Rules``,
+                     including the name
 num_players          players the model was trained for
-observation          ``size`` and ``pieces`` (``[name, start, size]`` of
-                     :class:`yaniv_env.observation.ObservationLayout`)
+observation          ``size`` and ``pieces`` (``[name, start, size]`` of the game's layout,
+                     :class:`yaniv_env.observation.ObservationLayout` or
+                     :class:`yaniv_env.pis_yedili.observation.PisObservationLayout`)
 actions              ``size`` and ``names_sha256`` (SHA-256 of the action names, one per line)
 episode, reward      the training episode type and reward scheme
 timesteps            environment steps trained so far
@@ -38,8 +44,9 @@ previous checkpoint.
 
 Loading (:func:`load`) checks that the file is a sound zip (CRC of every entry), that the
 metadata is present, that the observation layout and action table the model was trained
-for are the ones this version builds for its rules, and, when ``rules`` are given, that
-they are the training rules; any failure is a ``ValueError`` naming the difference.
+for are the ones this version builds for its rules, and, when ``game`` or ``rules`` are
+given, that they are the training game and rules (a Pis Yedili model used for Yaniv, or
+the reverse, is refused as such); any failure is a ``ValueError`` naming the difference.
 """
 
 from __future__ import annotations
@@ -59,23 +66,41 @@ import numpy as np
 
 META_NAME = "yaniv_checkpoint.json"
 FORMAT = "yaniv-checkpoint"
-FORMAT_VERSION = 1
+#: The newest format this version reads (and writes, for games other than Yaniv).
+FORMAT_VERSION = 2
+
+
+def format_version(game) -> int:
+    """The ``format_version`` written for a model of ``game``: Yaniv checkpoints keep
+    version 1 (readable by every release), other games need version 2."""
+    return 1 if game.name == "yaniv" else 2
+
+
+def checkpoint_game(meta: dict):
+    """The :class:`yaniv_env.games.Game` of a checkpoint's metadata (no ``game`` key: Yaniv)."""
+    from yaniv_env.games import get_game
+
+    name = meta.get("game", "yaniv")
+    try:
+        return get_game(name)
+    except ValueError:
+        raise ValueError(f"the model was trained for a game this version does not know: {name!r}") from None
 
 
 # -- fingerprints ------------------------------------------------------------------------
 def observation_fingerprint(rules) -> dict[str, Any]:
-    """Size and piece offsets of the observation vector under ``rules``."""
-    from yaniv_env.observation import ObservationLayout
+    """Size and piece offsets of the observation vector under ``rules`` (of either game)."""
+    from yaniv_env.games import game_of
 
-    layout = ObservationLayout(rules)
+    layout = game_of(rules).observation_layout(rules)
     return {"size": int(layout.size), "pieces": [[p.name, int(p.start), int(p.size)] for p in layout.pieces.values()]}
 
 
 def action_fingerprint(rules) -> dict[str, Any]:
-    """Number of actions and a hash of their names under ``rules``."""
-    from yaniv_env.actions import action_table
+    """Number of actions and a hash of their names under ``rules`` (of either game)."""
+    from yaniv_env.games import game_of
 
-    table = action_table(rules)
+    table = game_of(rules).action_table(rules)
     digest = hashlib.sha256("\n".join(table.names()).encode()).hexdigest()
     return {"size": int(table.num_actions), "names_sha256": digest}
 
@@ -84,23 +109,23 @@ def rules_to_dict(rules) -> dict[str, Any]:
     return json.loads(json.dumps(dataclasses.asdict(rules)))
 
 
-def rules_from_dict(d: dict[str, Any]):
-    """A :class:`yaniv_env.Rules` from :func:`rules_to_dict` output (lists back to tuples)."""
-    from yaniv_env.rules import Rules
+def rules_from_dict(d: dict[str, Any], game: str = "yaniv"):
+    """The ``game``'s rules from :func:`rules_to_dict` output (lists back to tuples)."""
+    from yaniv_env.games import get_game
 
-    known = {f.name: f for f in dataclasses.fields(Rules)}
-    unknown = sorted(set(d) - set(known))
-    if unknown:
-        raise ValueError(f"the checkpoint's rules have options this version does not know: {', '.join(unknown)}")
-
-    def tup(v):
-        return tuple(tup(x) for x in v) if isinstance(v, list) else v
-
-    return Rules(**{k: tup(v) for k, v in d.items()})
+    return get_game(game).rules_from_dict(d)
 
 
 def describe_rules_difference(trained, used) -> str | None:
     """``None`` when the rule sets agree (ignoring the display name), else a sentence."""
+    from yaniv_env.games import game_of
+
+    mine, theirs = game_of(trained), game_of(used)
+    if mine != theirs:
+        return (
+            f"model trained for {mine.title} (rules {trained.name!r}, {trained.num_players} players) but the "
+            f"environment plays {theirs.title}"
+        )
     if trained.num_players != used.num_players:
         return (
             f"model trained for {trained.num_players} players (rules {trained.name!r}) but the environment "
@@ -116,12 +141,15 @@ def describe_rules_difference(trained, used) -> str | None:
 
 
 def build_metadata(rules, *, timesteps: int, args: dict | None = None, league: dict | None = None, **extra) -> dict:
-    """The ``yaniv_checkpoint.json`` content for a model trained under ``rules``."""
+    """The ``yaniv_checkpoint.json`` content for a model trained under ``rules`` (either game's)."""
     import yaniv_env
+    from yaniv_env.games import game_of
 
+    game = game_of(rules)
     meta = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": format_version(game),
+        "game": game.name,
         "package_version": yaniv_env.__version__,
         "algorithm": "MaskablePPO",
         "rules": rules_to_dict(rules),
@@ -238,14 +266,24 @@ def read_metadata(path: str | os.PathLike) -> dict:
     return meta
 
 
-def check_metadata(meta: dict, rules=None, num_players: int | None = None, path: str = "") -> Any:
-    """The training :class:`Rules` of a checkpoint, after checking that this version builds the
-    same observation layout and action table for them and that they agree with ``rules``
-    (a preset name or a ``Rules``) / ``num_players`` when given. ``ValueError`` otherwise."""
-    from yaniv_env.rules import Rules, get_rules
+def check_metadata(
+    meta: dict, rules=None, num_players: int | None = None, path: str = "", game: str | None = None
+) -> Any:
+    """The training rules of a checkpoint (its game's ``Rules``), after checking that this
+    version builds the same observation layout and action table for them and that they
+    agree with ``game`` (``"yaniv"``, ``"pis_yedili"``), ``rules`` (a preset name of the
+    model's game, or a rules object of either game) and ``num_players`` when given.
+    ``ValueError`` naming the difference otherwise."""
+    from yaniv_env.games import get_game
 
     where = f"{path}: " if path else ""
-    trained = rules_from_dict(meta["rules"])
+    trained_game = checkpoint_game(meta)
+    trained = trained_game.rules_from_dict(meta["rules"])
+    if game is not None and get_game(game) != trained_game:
+        raise ValueError(
+            f"{where}model trained for {trained_game.title} (rules {trained.name!r}, {trained.num_players} players) "
+            f"but it is used for {get_game(game).title}"
+        )
     obs = observation_fingerprint(trained)
     if obs != meta["observation"]:
         old, new = meta["observation"], obs
@@ -265,10 +303,10 @@ def check_metadata(meta: dict, rules=None, num_players: int | None = None, path:
     if rules is not None or num_players is not None:
         if rules is None:
             used = trained.with_players(num_players)
-        elif isinstance(rules, Rules):
-            used = rules if num_players is None else rules.with_players(num_players)
+        elif isinstance(rules, str):
+            used = trained_game.get_rules(rules, num_players if num_players is not None else trained.num_players)
         else:
-            used = get_rules(rules, num_players if num_players is not None else trained.num_players)
+            used = rules if num_players is None else rules.with_players(num_players)
         diff = describe_rules_difference(trained, used)
         if diff:
             raise ValueError(where + diff)
@@ -299,8 +337,12 @@ def action_features(rules) -> np.ndarray:
     (one-hot), the cards it moves (count vector over the 53 kinds, and per rank), what the
     next player may take from a discard, the meld type, the number of cards and their
     Yaniv value. Actions sharing cards share features, so what is learnt for one discard
-    carries over to every discard holding the same cards."""
+    carries over to every discard holding the same cards. Yaniv rules only."""
     from yaniv_env.actions import action_table
+    from yaniv_env.games import game_of
+
+    if game_of(rules).name != "yaniv":
+        raise ValueError(f"action features describe Yaniv's actions; these are {game_of(rules).title} rules")
     from yaniv_env.cards import NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE
 
     table = action_table(rules)
@@ -394,21 +436,22 @@ class TrainedAgent:
     def __init__(self, model, metadata: dict, rules, seed: int | None = None, deterministic: bool = True, name=""):
         import torch
 
+        from yaniv_env.games import game_of
+
         self.model = model
         self.metadata = metadata
         self.rules = rules
+        self.game = game_of(rules)
         self.deterministic = deterministic
         self.name = name or "trained"
         self.rng = np.random.default_rng(seed)
         self._torch = torch
         self._policy = model.policy
         self._policy.set_training_mode(False)
-        from yaniv_env.observation import ObservationLayout, rules_vector
-
-        layout = ObservationLayout(rules)
+        layout = self.game.observation_layout(rules)
         self._obs_size = layout.size
         self._rules_slice = layout.pieces["rules"].slice
-        self._rules_vec = rules_vector(rules)
+        self._rules_vec = self.game.rules_vector(rules)
         self._num_actions = int(metadata["actions"]["size"])
 
     def reset(self, seed: int | None = None) -> None:
@@ -421,14 +464,15 @@ class TrainedAgent:
     def _check(self, observation: np.ndarray, action_mask: np.ndarray) -> None:
         if observation.shape[-1] != self._obs_size or action_mask.shape[-1] != self._num_actions:
             raise ValueError(
-                f"model {self.name!r} trained for rules {self.rules.name!r} with {self.rules.num_players} players "
-                f"(observation size {self._obs_size}, {self._num_actions} actions) but got an observation of size "
-                f"{observation.shape[-1]} and a mask of {action_mask.shape[-1]} actions: the environment uses "
-                "other rules or another player count"
+                f"model {self.name!r} trained for {self.game.title} rules {self.rules.name!r} with "
+                f"{self.rules.num_players} players (observation size {self._obs_size}, {self._num_actions} actions) "
+                f"but got an observation of size {observation.shape[-1]} and a mask of {action_mask.shape[-1]} "
+                "actions: the environment plays another game, or uses other rules or another player count"
             )
         if not np.allclose(observation[..., self._rules_slice], self._rules_vec, atol=1e-6):
             raise ValueError(
-                f"model {self.name!r} trained for rules {self.rules.name!r} but the observation's rules piece "
+                f"model {self.name!r} trained for {self.game.title} rules {self.rules.name!r} but the observation's "
+                "rules piece "
                 f"differs ({observation[..., self._rules_slice].tolist()} vs {self._rules_vec.tolist()}): the "
                 "environment uses other rules (pass rules= to agents.load for a precise comparison)"
             )
@@ -463,12 +507,15 @@ def load(
     deterministic: bool = True,
     num_players: int | None = None,
     torch_threads: int | None = 1,
+    game: str | None = None,
     **_: object,
 ) -> TrainedAgent:
-    """A checkpoint written by ``yaniv train`` as an agent.
+    """A checkpoint written by ``yaniv train`` as an agent (of the game it was trained for).
 
-    ``rules`` (a preset name or a :class:`yaniv_env.Rules`) and ``num_players``, when given,
-    must be the ones the model was trained for, else ``ValueError`` names the difference.
+    ``game`` (``"yaniv"``, ``"pis_yedili"``), ``rules`` (a preset name of the model's game,
+    or a :class:`yaniv_env.Rules` / :class:`yaniv_env.pis_yedili.Rules`) and
+    ``num_players``, when given, must be the ones the model was trained for, else
+    ``ValueError`` names the difference.
     ``torch_threads`` (default 1, right for evaluation with many workers) is applied with
     ``torch.set_num_threads``; ``None`` leaves the process setting alone.
     """
@@ -477,7 +524,7 @@ def load(
 
         torch.set_num_threads(int(torch_threads))
     meta = read_metadata(path)
-    trained = check_metadata(meta, rules=rules, num_players=num_players, path=str(path))
+    trained = check_metadata(meta, rules=rules, num_players=num_players, path=str(path), game=game)
     model = load_model(path)
     n_obs = model.observation_space.shape[0]
     if n_obs != meta["observation"]["size"] or model.action_space.n != meta["actions"]["size"]:
@@ -495,6 +542,7 @@ __all__ = [
     "save_checkpoint",
     "read_metadata",
     "check_metadata",
+    "checkpoint_game",
     "build_metadata",
     "load_model",
     "atomic_write_bytes",

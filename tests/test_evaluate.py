@@ -249,6 +249,41 @@ def test_table_json_csv_plot(tmp_path):
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+# -- Pis Yedili -----------------------------------------------------------------------------------
+
+
+def test_pis_yedili_evaluation(tmp_path, capsys):
+    """The same harness plays Pis Yedili: duplicate deals, deal columns, no Yaniv-only parts."""
+    from yaniv_env import pis_yedili
+
+    res = evaluate(["pis_heuristic", "pis_random"], game="pis_yedili", games=24, seed=2)
+    _check_sane(res, 2)
+    assert res.games == 24 and res.deals == 12 and res.game.name == "pis_yedili"
+    assert res["pis_heuristic"].metrics["game_win_rate"].value > 0.5
+    assert math.isnan(res["pis_heuristic"].metrics["call_success_rate"].value)
+    text = res.table()
+    assert text.startswith("Pis Yedili evaluation") and "deal win rate" in text and "points / deal" in text
+    assert "call" not in text
+    assert json.loads(res.to_json())["game"] == "pis_yedili"
+    # the game follows a Pis Yedili rules object; results do not depend on the workers
+    rules = pis_yedili.get_rules("standard")
+    one = evaluate(["pis_random", "random"], rules=rules, num_players=3, games=6, seed=1, episode="deal")
+    two = evaluate(["pis_random", "random"], rules=rules, num_players=3, games=6, seed=1, episode="deal", workers=2)
+    assert _numbers(one) == _numbers(two) and one.rules.num_players == 3
+    with pytest.raises(ValueError, match="entrant 'heuristic'.*got a Pis Yedili Rules object"):
+        evaluate(["heuristic", "pis_random"], game="pis_yedili", games=2)
+    with pytest.raises(ValueError, match="'game' or 'deal' for Pis Yedili"):
+        evaluate(["pis_random", "random"], game="pis_yedili", games=2, episode="round")
+    with pytest.raises(ValueError, match="002 rating is a Yaniv rating"):
+        league(["pis_random", "random"], game="pis_yedili", games=2, rating="002")
+    with pytest.raises(ValueError, match="replays are recorded for Yaniv"):
+        evaluate(["pis_random", "random"], game="pis_yedili", games=2, save_replays=tmp_path)
+    assert main(["--game", "pis_yedili", "--agents", "pis_heuristic,random", "--games", "4", "--quiet"]) == 0
+    assert "Pis Yedili evaluation" in capsys.readouterr().out
+    assert main(["--game", "pis_yedili", "--rules", "seven", "--agents", "random,random", "--games", "2"]) == 2
+    assert "unknown Pis Yedili rules preset 'seven'" in capsys.readouterr().err
+
+
 # -- ratings --------------------------------------------------------------------------------------
 
 

@@ -13,10 +13,20 @@ Library use:
     lg = league(["search", "heuristic", "greedy", "random"], games=2000, rating="002")
     print(lg.table())        # OpenSkill mu/sigma/ordinal (+ the 002 rating)
 
-Command line: ``yaniv eval --agents heuristic,random [--rules standard] [--players 2]
-[--games 1000] [--seed 0] [--no-duplicate] [--workers 2] [--episode game] [--json out.json]
-[--csv out.csv] [--plot out.png] [--league] [--rating 002] [--save-replays DIR]
-[--replays 3] [--quiet]``.
+Command line: ``yaniv eval --agents heuristic,random [--game yaniv] [--rules standard]
+[--players 2] [--games 1000] [--seed 0] [--no-duplicate] [--workers 2] [--episode game]
+[--json out.json] [--csv out.csv] [--plot out.png] [--league] [--rating 002]
+[--save-replays DIR] [--replays 3] [--quiet]``.
+
+Both games
+----------
+``game="pis_yedili"`` (``--game pis_yedili``; implied by a
+:class:`yaniv_env.pis_yedili.Rules` object) plays Pis Yedili through its ``raw_env``
+with the same schedule, duplicate format and statistics: a "round" is then a deal
+(``episode="deal"`` plays single deals; the round columns read "deal win rate" and
+"points / deal", the penalty points taken per deal), and the call rates, the 002 rating
+and replays, which are Yaniv's, are left out. Entrants must play the game
+(``pis_random``, ``pis_heuristic``, ``random``, a Pis Yedili model).
 
 Entrants
 --------
@@ -131,9 +141,10 @@ from statistics import NormalDist
 import numpy as np
 
 from yaniv_env import engine
+from yaniv_env.games import GAMES, Game, game_of, get_game
 from yaniv_env.replay import agent_seed, make_record, rules_to_dict
 from yaniv_env.replay import save as save_replay
-from yaniv_env.rules import PRESETS, Rules, get_rules
+from yaniv_env.rules import PRESETS, Rules
 
 CONFIDENCE = 0.95
 
@@ -157,6 +168,16 @@ _RATIOS = {
 }
 
 EntrantSpec = str | tuple[str, Callable | str]
+
+
+def metric_titles(game: Game) -> dict[str, str]:
+    """The metrics measured in ``game`` and their column titles: Pis Yedili has no calls,
+    and its scored unit is the deal."""
+    return {
+        m: title.replace("round", game.part)
+        for m, (title, _) in METRICS.items()
+        if game.name == "yaniv" or not m.startswith("call_")
+    }
 
 
 # -- entrants ---------------------------------------------------------------------------------
@@ -204,7 +225,10 @@ def _build(spec, seed: int, rules: Rules):
 def _check_entrants(labels: list[str], specs: list, rules: Rules, workers: int) -> None:
     """Build every entrant once here, so that an unknown name fails early and clearly."""
     for label, spec in zip(labels, specs, strict=True):
-        policy = _build(spec, 0, rules)
+        try:
+            policy = _build(spec, 0, rules)
+        except ValueError as e:
+            raise ValueError(f"entrant {label!r}: {e}") from None
         if not callable(getattr(policy, "act", None)):
             raise ValueError(f"entrant {label!r} has no act(observation, action_mask) method")
     if workers > 1:
@@ -252,10 +276,9 @@ class GameRecord:
 class _Runner:
     """One environment and a cache of policies (one per entrant and seat)."""
 
-    def __init__(self, specs: list, labels: list[str], rules: Rules, num_players: int, episode: str):
-        from yaniv_env.yaniv_aec import raw_env
-
-        self.env = raw_env(rules=rules, num_players=num_players, episode=episode)
+    def __init__(self, specs: list, labels: list[str], rules, num_players: int, episode: str):
+        self.game = game_of(rules)
+        self.env = self.game.aec_class(rules=rules, num_players=num_players, episode=episode)
         self.rules = self.env.rules
         self.episode = episode
         self.specs = specs
@@ -287,10 +310,11 @@ class _Runner:
         env = self.env
         env.reset(seed=seed)
         stats = [[0.0] * len(_FIELDS) for _ in range(n)]
-        results: list[engine.RoundResult] = []
+        results: list = []  # the RoundResults (Yaniv) or DealResults (Pis Yedili) in order
         steps: list | None = [] if record else None
         last = None
         seat_of = self.seat_of
+        result_key = self.game.result_key
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -306,7 +330,7 @@ class _Runner:
                 label = self.labels[seats[seat_of[agent]]]
                 raise RuntimeError(f"agent {label!r} ({agent}, deal seed {seed}) made an illegal move: {e}") from None
             if action is not None:
-                rr = env.infos[agent].get("round_result")
+                rr = env.infos[agent].get(result_key)
                 if rr is not None and rr is not last:
                     last = rr
                     results.append(rr)
@@ -321,22 +345,23 @@ class _Runner:
                 if p in rr.winners:
                     st[3] += share
                 st[4] += rr.points[p]
-                if rr.caller == p:
+                if getattr(rr, "caller", None) == p:  # Pis Yedili has no calls
                     st[5] += 1
                     st[7 if rr.caller_beaten else 6] += 1
-        if self.episode == "round" and results:
+        yaniv = self.game.name == "yaniv"
+        if self.episode == self.game.part and results:
             rr = results[-1]
             played = [p for p in range(n) if rr.hand_totals[p] is not None]
             places = [sum(1 for q in played if rr.points[q] < rr.points[p]) for p in range(n)]
         else:
-            places = engine.ranking(g)
+            places = self.game.engine.ranking(g)
         first = [p for p in range(n) if places[p] == 0]
         for p in range(n):
             stats[p][0] = 1
             stats[p][1] = 1.0 / len(first) if p in first else 0.0
-        outs = _outs(self.rules, results, game_over=g.phase == engine.GAME_OVER)
+        outs = _outs(self.rules, results, game_over=g.phase == engine.GAME_OVER) if yaniv else []
         rep = None
-        if steps is not None:
+        if steps is not None and yaniv:
             labels = [self.labels[e] for e in seats]
             rep = make_record(self.rules, n, seed, steps, g, episode=self.episode, labels=labels)
         return GameRecord(
@@ -347,8 +372,11 @@ class _Runner:
             places=list(places),
             scores=list(g.scores),
             rounds=len(results),
-            turns=g.turns,
-            truncated=bool(g.game_truncated or (results and results[-1].truncated and self.episode == "round")),
+            turns=g.turns if yaniv else sum(rr.turns for rr in results),
+            truncated=bool(
+                getattr(g, "game_truncated", False)
+                or (results and results[-1].truncated and self.episode == self.game.part)
+            ),
             seat_stats=stats,
             outs=outs,
             replay=rep,
@@ -664,6 +692,7 @@ class EvalResult:
     kind: str
     labels: list[str]
     rules: Rules
+    """The rules played (a :class:`yaniv_env.pis_yedili.Rules` for Pis Yedili)."""
     num_players: int
     episode: str
     seed: int
@@ -681,6 +710,11 @@ class EvalResult:
     replays: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     confidence: float = CONFIDENCE
+
+    @property
+    def game(self) -> Game:
+        """The game played (from the rules)."""
+        return game_of(self.rules)
 
     # -- views --------------------------------------------------------------------------------
     def __getitem__(self, label: str) -> EntrantStats:
@@ -717,9 +751,10 @@ class EvalResult:
 
     def describe(self) -> str:
         fmt = "duplicate: every deal with the seats rotated" if self.duplicate else "one game per deal"
-        games = "games" if self.episode == "game" else "single-round games"
+        game = self.game
+        games = "games" if self.episode == "game" else f"single-{game.part} games"
         return (
-            f"Yaniv {self.kind} - rules {self.rules.name}, {self.num_players} players, "
+            f"{game.title} {self.kind} - rules {self.rules.name}, {self.num_players} players, "
             f"{self.games} {games} on {self.deals} deals ({fmt}), seed {self.seed}"
         )
 
@@ -733,7 +768,8 @@ class EvalResult:
                 return f"{est.value:.{digits}f}"
             return f"{est.value:.{digits}f} [{est.low:.{digits}f}, {est.high:.{digits}f}]"
 
-        cols = ["agent", "games"] + [METRICS[m][0] for m in METRICS]
+        titles = metric_titles(self.game)
+        cols = ["agent", "games", *titles.values()]
         if self.ratings:
             cols += ["mu ± sigma", "ordinal"]
         if self.rating_002:
@@ -742,7 +778,7 @@ class EvalResult:
         for lab in self.order():
             st = self.stats[lab]
             row = [lab, str(st.games)]
-            row += [cell(st.metrics[m], 2 if METRICS[m][1] == "mean" else 3) for m in METRICS]
+            row += [cell(st.metrics[m], 2 if METRICS[m][1] == "mean" else 3) for m in titles]
             if self.ratings:
                 r = self.ratings[lab]
                 row += [f"{r['mu']:.2f} ± {r['sigma']:.2f}", f"{r['ordinal']:.2f}"]
@@ -764,10 +800,11 @@ class EvalResult:
         )
         out = [self.describe(), line(cols), "  ".join("-" * w for w in widths)]
         out += [line(r) for r in rows]
-        out.append(
-            f"[{pct} confidence intervals: {how}; win rates split ties; call rates are per Yaniv call; "
-            f"points are added per round before milestones]"
-        )
+        if self.game.name == "yaniv":
+            points = "call rates are per Yaniv call; points are added per round before milestones"
+        else:
+            points = "points are the penalty points taken per deal"
+        out.append(f"[{pct} confidence intervals: {how}; win rates split ties; {points}]")
         if self.ratings:
             out.append("[OpenSkill Plackett-Luce ratings; ordinal = mu - 3 sigma]")
         if self.rating_002:
@@ -791,6 +828,7 @@ class EvalResult:
     def to_dict(self) -> dict:
         return {
             "kind": self.kind,
+            "game": self.game.name,
             "rules": self.rules.name,
             "rules_fields": rules_to_dict(self.rules),
             "num_players": self.num_players,
@@ -871,7 +909,8 @@ class EvalResult:
         ax.set_ylabel(f"game win rate (% of games, {self.confidence:.0%} CI)")
         fmt = "duplicate deals" if self.duplicate else "independent deals"
         ax.set_title(
-            f"Yaniv game win rates - {self.rules.name} rules, {self.num_players} players\n{self.games} games, {fmt}",
+            f"{self.game.title} game win rates - {self.rules.name} rules, {self.num_players} players\n"
+            f"{self.games} games, {fmt}",
             fontsize=10,
         )
         ax.legend(loc="best", fontsize=8)
@@ -900,7 +939,8 @@ def _finish(
 ):
     start = time.perf_counter()
     record_until = replays if save_replays else 0
-    records = _run_jobs(specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc=f"yaniv {kind}")
+    desc = f"{game_of(rules).name} {kind}"
+    records = _run_jobs(specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc=desc)
     paths = []
     if save_replays:
         folder = Path(save_replays)
@@ -928,14 +968,21 @@ def _finish(
     )
 
 
-def _common_checks(rules, num_players, games, workers, episode):
-    rules = get_rules(rules, num_players)
+def _common_checks(rules, num_players, games, workers, episode, game=None, save_replays=None):
+    """The rules (of ``game``: a name, or ``None`` for the game of a rules object, else
+    Yaniv), after checking the other arguments."""
+    if game is None:
+        game = game_of(rules) if not isinstance(rules, str) else get_game("yaniv")
+    game = get_game(game)
+    rules = game.get_rules(rules, num_players)
     if not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive int, got {games!r}")
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive int, got {workers!r}")
-    if episode not in ("game", "round"):
-        raise ValueError(f"episode must be 'game' or 'round', got {episode!r}")
+    if episode not in ("game", game.part):
+        raise ValueError(f"episode must be 'game' or {game.part!r} for {game.title}, got {episode!r}")
+    if save_replays and game.name != "yaniv":
+        raise ValueError(f"replays are recorded for Yaniv games only, not {game.title}")
     return rules
 
 
@@ -979,12 +1026,14 @@ def evaluate(
     *,
     save_replays: str | Path | None = None,
     replays: int = 3,
+    game: str | None = None,
 ) -> EvalResult:
     """Play about ``games`` games between ``entrants`` and measure them (see the module
     docstring). Up to ``num_players`` entrants share one table, seated cyclically; more
     entrants are spread over every pairing (2 seats) or random tables, as in :func:`league`
-    (without the ratings; ``matchups`` gives the head-to-head results)."""
-    rules = _common_checks(rules, num_players, games, workers, episode)
+    (without the ratings; ``matchups`` gives the head-to-head results). ``game``:
+    ``"yaniv"`` or ``"pis_yedili"`` (default: the game of a rules object, else Yaniv)."""
+    rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
     labels, specs = _entrants(entrants)
     _check_entrants(labels, specs, rules, workers)
     seeds, jobs = _schedule(len(specs), num_players, games, seed, duplicate)
@@ -1008,13 +1057,16 @@ def league(
     *,
     save_replays: str | Path | None = None,
     replays: int = 3,
+    game: str | None = None,
 ) -> EvalResult:
     """A league: about ``games`` games in all between every pairing of entrants (2 seats)
-    or random tables (more seats), with OpenSkill ratings and, with ``rating="002"``, the
-    002 player rating as well (the table is then sorted by it)."""
+    or random tables (more seats), with OpenSkill ratings and, with ``rating="002"`` (Yaniv
+    only), the 002 player rating as well (the table is then sorted by it)."""
     if rating not in ("openskill", "002"):
         raise ValueError(f"rating must be 'openskill' or '002', got {rating!r}")
-    rules = _common_checks(rules, num_players, games, workers, episode)
+    rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
+    if rating == "002" and game_of(rules).name != "yaniv":
+        raise ValueError(f"the 002 rating is a Yaniv rating; {game_of(rules).title} leagues use openskill")
     labels, specs = _entrants(entrants)
     if len(specs) < 2:
         raise ValueError("a league needs at least two entrants")
@@ -1038,16 +1090,22 @@ def main(argv: list[str] | None = None) -> int:
     """``yaniv eval``."""
     p = argparse.ArgumentParser(
         prog="yaniv eval",
-        description="Evaluate Yaniv agents against each other (duplicate deals, 95%% confidence intervals).",
+        description="Evaluate Yaniv (or Pis Yedili) agents against each other (duplicate deals, 95%% confidence "
+        "intervals).",
     )
     p.add_argument("--agents", required=True, help="comma-separated agent names or .zip model paths")
-    p.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
+    p.add_argument("--game", default="yaniv", choices=sorted(GAMES), help="the game (default yaniv)")
+    p.add_argument(
+        "--rules", default="standard", help=f"rules preset of the game (default standard; Yaniv: {', '.join(PRESETS)})"
+    )
     p.add_argument("--players", type=int, default=2, help="players per game (default 2)")
     p.add_argument("--games", type=int, default=1000, help="games in all (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deal list (default 0)")
     p.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of rotating the seats")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
-    p.add_argument("--episode", default="game", choices=("game", "round"), help="whole games or single rounds")
+    p.add_argument(
+        "--episode", default="game", choices=("game", "round", "deal"), help="whole games or single rounds (deals)"
+    )
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--csv", metavar="FILE", help="write one CSV row per agent")
     p.add_argument("--plot", metavar="FILE", help="write a bar chart of the win rates (PNG)")
@@ -1069,6 +1127,7 @@ def main(argv: list[str] | None = None) -> int:
         progress=not args.quiet,
         save_replays=args.save_replays,
         replays=args.replays,
+        game=args.game,
     )
     try:
         if args.league or args.rating:

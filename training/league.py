@@ -1,10 +1,10 @@
 """Opponents for training: a weighted mix of baselines plus a self-play pool, drawn per episode.
 
-:class:`OpponentSampler` wraps :class:`yaniv_env.gym_env.YanivGymEnv`; at every ``reset`` it
-draws, for each other seat, a baseline (by weight) or, with probability ``league_prob``
-once the pool is not empty, a snapshot from the pool (uniformly). ``info["opponent"]``
-names the draw ("greedy", "pool", "random+heuristic" for three players...), so the
-Monitor logs can split the learning curve by opponent.
+:class:`OpponentSampler` wraps :class:`yaniv_env.gym_env.YanivGymEnv` (or its Pis Yedili
+subclass); at every ``reset`` it draws, for each other seat, a baseline (by weight) or,
+with probability ``league_prob`` once the pool is not empty, a snapshot from the pool
+(uniformly). ``info["opponent"]`` names the draw ("greedy", "pool", "random+heuristic" for
+three players...), so the Monitor logs can split the learning curve by opponent.
 
 :class:`League` is the pool itself: snapshot paths (relative to the run directory) and the
 history of the gate evaluations. A snapshot joins when its mean placement reward against
@@ -189,21 +189,23 @@ class League:
 class HandShaping(gymnasium.Wrapper):
     """Potential-based reward shaping (Ng et al., 1999) with ``Φ(s) = -coef · hand total / 100``.
 
-    Each step adds ``γ·Φ(s') - Φ(s)`` (``Φ = 0`` once the episode is over), so throwing
-    points is rewarded at once and taking a high card is penalised at once, while the sum
-    over an episode telescopes to ``-Φ(s_0)``, the same for every policy: the optimal
-    policy is unchanged. Put it outside the Monitor so that the logs keep the
-    environment's own reward; ``info["unshaped_reward"]`` has it too.
+    The hand total is what the game scores a hand at (:meth:`yaniv_env.games.Game.card_values`):
+    Yaniv card values, or Pis Yedili penalty points (J 25, 7 20, A 15, ...). Each step adds
+    ``γ·Φ(s') - Φ(s)`` (``Φ = 0`` once the episode is over), so throwing points is rewarded
+    at once and taking (drawing) cards is penalised at once, while the sum over an episode
+    telescopes to ``-Φ(s_0)``, the same for every policy: the optimal policy is unchanged.
+    Put it outside the Monitor so that the logs keep the environment's own reward;
+    ``info["unshaped_reward"]`` has it too.
     """
 
     def __init__(self, env, coef: float = 1.0, gamma: float = 0.995):
         super().__init__(env)
-        from yaniv_env.cards import YANIV_VALUE
-        from yaniv_env.observation import ObservationLayout
+        from yaniv_env.games import game_of
 
-        layout = ObservationLayout(env.unwrapped.rules)
-        self._hand = layout.pieces["hand"].slice
-        self._values = np.asarray(YANIV_VALUE, dtype=np.float64)
+        rules = env.unwrapped.rules
+        game = game_of(rules)
+        self._hand = game.observation_layout(rules).pieces["hand"].slice
+        self._values = game.card_values(rules)
         self.coef = float(coef)
         self.gamma = float(gamma)
         self._phi = 0.0

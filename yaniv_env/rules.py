@@ -47,7 +47,7 @@ class RulesBase:
 
     #: How :meth:`lookup`'s errors name a preset and a rules object of this game.
     _preset_kind = "rules preset"
-    _object_kind = "Rules object"
+    _object_kind = "Yaniv Rules object"
 
     def replace(self: _R, **changes) -> _R:
         """A copy with some options changed (validated)."""
@@ -73,7 +73,8 @@ class RulesBase:
                 raise ValueError(f"unknown {cls._preset_kind} {rules!r}; presets: {', '.join(presets)}")
             rules = presets[rules]
         elif not isinstance(rules, cls):
-            raise ValueError(f"rules must be a preset name or a {cls._object_kind}, got {type(rules).__name__}")
+            got = f"a {rules._object_kind}" if isinstance(rules, RulesBase) else type(rules).__name__
+            raise ValueError(f"rules must be a preset name or a {cls._object_kind}, got {got}")
         if num_players is not None and num_players != rules.num_players:
             rules = rules.with_players(num_players)
         return rules

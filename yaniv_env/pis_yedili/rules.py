@@ -65,7 +65,7 @@ class Rules(RulesBase):
     """
 
     _preset_kind = "Pis Yedili rules preset"
-    _object_kind = "pis_yedili Rules object"
+    _object_kind = "Pis Yedili Rules object"
 
     name: str = "custom"
     """A label for display; presets carry their name."""
