@@ -1,16 +1,30 @@
-"""Train a Yaniv agent with MaskablePPO (sb3-contrib), in the manner of CleanRL: one file,
-one :class:`Args` dataclass, everything logged to ``runs/<run_name>``.
+"""Train a Yaniv or Pis Yedili agent with MaskablePPO (sb3-contrib), in the manner of
+CleanRL: one file, one :class:`Args` dataclass, everything logged to ``runs/<run_name>``.
 
 .. code-block:: console
 
     yaniv train --minutes 10                         # standard rules, 2 players, vs the baselines
     yaniv train --rules seven --num-players 3 --total-timesteps 2000000 --league
     yaniv train --resume runs/standard__1__20250101-120000 --minutes 20
+    yaniv train --game pis_yedili --num-players 3 --minutes 5    # Pis Yedili, vs the Pis agents
 
 The learner plays one seat of :class:`yaniv_env.gym_env.YanivGymEnv` (a random seat per
 episode); the other seats are drawn per episode from a weighted mix of baselines and,
 with ``--league``, from a self-play pool of past snapshots (``training.league``). Masks
 come from the environment's ``action_masks()``.
+
+Pis Yedili (``--game pis_yedili``)
+----------------------------------
+The same script trains on :class:`yaniv_env.pis_yedili.gym_env.PisYediliGymEnv`
+(``yaniv_env/PisYedili-v0``); :mod:`yaniv_env.games` says where each game's rules,
+layouts and environments are. Options not given take the Pis Yedili defaults of
+:data:`GAME_DEFAULTS`: opponents ``pis_random:1,pis_heuristic:2``, single-deal episodes
+(``deal``), an imitation warm start from ``pis_heuristic``, the plain MLP action head,
+and the periodic and final evaluations against ``pis_random`` and ``pis_heuristic``.
+``--rules`` names a Pis Yedili preset; ``--shaping`` counts the hand's penalty points;
+``--action-features`` (Yaniv card features) and the Yaniv-only episode and reward names
+are refused. Checkpoints record the game (:mod:`agents.trained`): a Pis Yedili model is
+refused where Yaniv is played and the reverse, and ``--resume`` keeps the run's game.
 
 A run directory holds::
 
@@ -70,8 +84,13 @@ import numpy as np
 
 @dataclass
 class Args:
+    game: str = "yaniv"
+    """The game: ``yaniv`` or ``pis_yedili`` (Pis Yedili, on ``yaniv_env/PisYedili-v0``
+    against the Pis agents). For ``pis_yedili``, options not given take the Pis Yedili
+    defaults shown in brackets in ``--help`` (``GAME_DEFAULTS``)."""
     rules: str = "standard"
-    """Rules preset (``standard``, ``seven``, ``french``, ``two_deck``)."""
+    """Rules preset of the game (Yaniv: ``standard``, ``seven``, ``french``, ``two_deck``;
+    Pis Yedili: ``standard``)."""
     num_players: int = 2
     """Players at the table (the learner plus num_players - 1 opponents)."""
     minutes: float | None = None
@@ -99,16 +118,18 @@ class Args:
     learner_seat: str = "random"
     """The learner's seat: a number, or ``random`` (drawn per episode)."""
     episode: str = "round"
-    """Training episodes: ``round`` (one round: short, dense credit assignment) or ``game``."""
+    """Training episodes: ``round`` (one round: short, dense credit assignment) or ``game``
+    (Pis Yedili: ``deal`` or ``game``)."""
     reward: str = "score_outcome"
-    """Reward scheme of the environment: ``score``, ``outcome``, ``round_win``, ``score_outcome``."""
+    """Reward scheme of the environment: ``score``, ``outcome``, ``round_win``, ``score_outcome``
+    (Pis Yedili: ``deal_win`` for ``round_win``)."""
     turn_limit: int | None = None
     """Turns before a round is a draw (default: the rules' own)."""
     shaping: float = 1.0
     """Potential-based reward shaping with potential -shaping * (hand total) / 100
-    (``training.league.HandShaping``): immediate credit for throwing points and blame for
-    taking high cards, without changing the optimal policy. 0: off. The logged episode
-    rewards are always the environment's own."""
+    (``training.league.HandShaping``; Pis Yedili: the hand's penalty points): immediate
+    credit for throwing points and blame for taking high cards, without changing the
+    optimal policy. 0: off. The logged episode rewards are always the environment's own."""
     league: bool = False
     """Self-play league: snapshots of the learner join a pool of opponents."""
     snapshot_every: int = 100_000
@@ -163,7 +184,8 @@ class Args:
     action_features: bool = True
     """Score actions also through their card features (``agents.trained.ActionFeaturePolicy``),
     so that what is learnt about one discard id carries over to the others holding the
-    same cards; off: the plain MLP output layer, one independent logit per action id."""
+    same cards; off: the plain MLP output layer, one independent logit per action id.
+    Yaniv only (Pis Yedili's 71 actions are one card each)."""
     eval_every: int = 50_000
     """Evaluate against --eval-opponents every this many timesteps (0: never)."""
     eval_games: int = 100
@@ -183,7 +205,8 @@ class Args:
     output_dir: str = "runs"
     """Where run directories are created."""
     run_name: str | None = None
-    """Run directory name (default: ``{rules}__{seed}__{timestamp}``)."""
+    """Run directory name (default: ``{rules}__{seed}__{timestamp}``, Pis Yedili:
+    ``pis_yedili_{rules}__{seed}__{timestamp}``)."""
     resume: str | None = None
     """Continue the run in this directory from its last checkpoint, with its arguments
     (only the budget, progress, workers and evaluation options may be changed)."""
@@ -192,6 +215,20 @@ class Args:
     device: str = "cpu"
     """Torch device."""
 
+
+#: Defaults that depend on the game: with ``--game pis_yedili`` these replace the (Yaniv)
+#: defaults of :class:`Args` for every option not given. Everything else means the same in
+#: both games (``--shaping`` counts Pis Yedili penalty points).
+GAME_DEFAULTS: dict[str, dict[str, object]] = {
+    "pis_yedili": {
+        "opponents": "pis_random:1,pis_heuristic:2",
+        "episode": "deal",
+        "pretrain": "pis_heuristic",
+        "action_features": False,
+        "eval_opponents": "pis_random,pis_heuristic",
+        "final_eval_opponents": "pis_random,pis_heuristic",
+    },
+}
 
 # Options that may differ when resuming; everything else must stay as trained.
 RESUME_OVERRIDES = {
@@ -238,7 +275,8 @@ def _field_docs(cls) -> dict[str, str]:
 def _parser(suppress: bool = False) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="yaniv train",
-        description="Train a Yaniv agent with MaskablePPO; see training/train.py.",
+        description="Train a Yaniv (or, with --game pis_yedili, a Pis Yedili) agent with MaskablePPO; "
+        "see training/train.py.",
         argument_default=argparse.SUPPRESS if suppress else None,
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -249,7 +287,11 @@ def _parser(suppress: bool = False) -> argparse.ArgumentParser:
         args = typing.get_args(hint)
         base = next((a for a in args if a is not type(None)), hint) if args else hint
         flags = [f"--{f.name.replace('_', '-')}"]
-        kw: dict = {"help": docs.get(f.name, "").replace("%", "%%"), "dest": f.name}
+        help_text = docs.get(f.name, "")
+        for game, defaults in GAME_DEFAULTS.items():
+            if f.name in defaults:
+                help_text += f" [{game}: {defaults[f.name]}]"
+        kw: dict = {"help": help_text.replace("%", "%%"), "dest": f.name}
         if not suppress:
             kw["default"] = f.default
         if base is bool:
@@ -269,6 +311,17 @@ def parse_args(argv: list[str] | None = None) -> tuple[Args, set[str]]:
     return Args(**vars(ns)), given
 
 
+def apply_game_defaults(args: Args, given: set[str]) -> Args:
+    """``args`` with the defaults of its game (``GAME_DEFAULTS``) for the options that are
+    neither in ``given`` nor changed from the Yaniv default."""
+    changes = {
+        name: value
+        for name, value in GAME_DEFAULTS.get(args.game, {}).items()
+        if name not in given and getattr(args, name) == getattr(Args, name)
+    }
+    return dataclasses.replace(args, **changes)
+
+
 # ---------------------------------------------------------------------------------------
 # Environments
 # ---------------------------------------------------------------------------------------
@@ -285,8 +338,9 @@ def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, su
         import gymnasium
         from stable_baselines3.common.monitor import Monitor
 
-        import yaniv_env  # noqa: F401  (registers the environment)
+        import yaniv_env  # noqa: F401  (registers the environments)
         from training.league import HandShaping, OpponentSampler
+        from yaniv_env.games import get_game
 
         threads = None
         if subprocess:
@@ -296,7 +350,7 @@ def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, su
 
                 torch.set_num_threads(1)
         env = gymnasium.make(
-            "yaniv_env/Yaniv-v0",
+            get_game(args.game).env_id,
             rules=args.rules,
             num_players=args.num_players,
             learner_seat=_learner_seat(args.learner_seat),
@@ -329,11 +383,12 @@ def make_eval_env(args: Args, opponent, n: int, seed: int):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.league import OpponentSampler
+    from yaniv_env.games import get_game
 
     def thunk(i):
         def make():
             env = gymnasium.make(
-                "yaniv_env/Yaniv-v0",
+                get_game(args.game).env_id,
                 rules=args.rules,
                 num_players=args.num_players,
                 learner_seat="random",
@@ -376,6 +431,7 @@ def evaluate_against(model, args: Args, venv, games: int, seed: int) -> dict:
 
 def _filter_available(mix: list[tuple[str, float]], rules, what: str, strict: bool) -> list[tuple[str, float]]:
     from training.league import agent_available
+    from yaniv_env.games import game_of
 
     kept = []
     for name, w in mix:
@@ -383,7 +439,7 @@ def _filter_available(mix: list[tuple[str, float]], rules, what: str, strict: bo
         if why is None:
             kept.append((name, w))
         elif strict:
-            raise ValueError(f"{what}: agent {name!r} is not available ({why})")
+            raise ValueError(f"{what}: agent {name!r} is not available for {game_of(rules).title} ({why})")
         else:
             print(f"warning: {what}: leaving out {name!r}, not available ({why})", file=sys.stderr)
     if not kept:
@@ -781,12 +837,16 @@ def final_evaluation(args: Args, model_path: Path, rules, run_dir: Path) -> int:
     format) and print the tables; they are saved as ``final_eval.{txt,json,csv}``."""
     if args.final_eval_games <= 0:
         return 0
+    from yaniv_env.games import get_game
+
+    game = get_game(args.game)
     try:
         from training.evaluate import evaluate
     except ImportError as e:
         print(
             f"error: the final evaluation needs the evaluation harness training/evaluate.py, which cannot be "
-            f"imported ({e}). The model is saved; evaluate it later with: yaniv eval --agents {model_path},random",
+            f"imported ({e}). The model is saved; evaluate it later with: yaniv eval --game {game.name} "
+            f"--agents {model_path},random",
             file=sys.stderr,
         )
         return 1
@@ -797,7 +857,8 @@ def final_evaluation(args: Args, model_path: Path, rules, run_dir: Path) -> int:
     workers = max(1, min(args.n_envs or os.cpu_count() or 1, os.cpu_count() or 1))
     print(
         f"\nfinal evaluation: {model_path} vs {', '.join(entrants)}; {args.final_eval_games} "
-        f"{'games' if args.final_eval_episode == 'game' else 'rounds'} each, duplicate format, {workers} workers"
+        f"{'games' if args.final_eval_episode == 'game' else game.part + 's'} each, duplicate format, "
+        f"{workers} workers"
     )
     tables, results, summary = [], {}, []
     for opp in entrants:
@@ -811,6 +872,7 @@ def final_evaluation(args: Args, model_path: Path, rules, run_dir: Path) -> int:
             workers=workers,
             episode=args.final_eval_episode,
             progress=args.progress,
+            game=game.name,
         )
         table = res.table()
         print("\n" + table)
@@ -819,11 +881,14 @@ def final_evaluation(args: Args, model_path: Path, rules, run_dir: Path) -> int:
         res.to_csv(run_dir / f"final_eval_vs_{opp}.csv")
         m = res["trained"].metrics
         summary.append((opp, res.games, m["game_win_rate"], m["round_win_rate"], m["points_per_round"]))
-    lines = [f"trained model ({model_path.name}, {rules.name}, {rules.num_players} players) vs the baselines:"]
-    lines.append(f"{'opponent':<12}{'games':>7}  {'game win rate [95% CI]':<26}{'round win rate':<26}points/round")
+    lines = [
+        f"trained model ({model_path.name}, {game.title} {rules.name}, {rules.num_players} players) vs the baselines:"
+    ]
+    part = game.part
+    lines.append(f"{'opponent':<15}{'games':>7}  {'game win rate [95% CI]':<26}{part + ' win rate':<26}points/{part}")
     for opp, games, g, r, p in summary:
         lines.append(
-            f"{opp:<12}{games:>7}  {g.value:.3f} [{g.low:.3f}, {g.high:.3f}]{'':<5}"
+            f"{opp:<15}{games:>7}  {g.value:.3f} [{g.low:.3f}, {g.high:.3f}]{'':<5}"
             f"{r.value:.3f} [{r.low:.3f}, {r.high:.3f}]{'':<5}{p.value:.2f} [{p.low:.2f}, {p.high:.2f}]"
         )
     text = "\n".join(lines)
@@ -835,7 +900,7 @@ def final_evaluation(args: Args, model_path: Path, rules, run_dir: Path) -> int:
 
 
 def _resume_args(args: Args, given: set[str]) -> tuple[Args, Path, dict]:
-    from agents.trained import read_metadata
+    from agents.trained import checkpoint_game, read_metadata
 
     run_dir = Path(args.resume)
     ckpt = run_dir / "checkpoints" / "latest.zip"
@@ -845,6 +910,7 @@ def _resume_args(args: Args, given: set[str]) -> tuple[Args, Path, dict]:
     stored = dict(meta.get("args") or {})
     known = {f.name for f in dataclasses.fields(Args)}
     merged = {k: v for k, v in stored.items() if k in known}
+    merged["game"] = checkpoint_game(meta).name  # runs from before --game are Yaniv runs
     for k in given:
         new = getattr(args, k)
         if k in RESUME_OVERRIDES:
@@ -863,29 +929,40 @@ def _validate(args: Args, given: set[str]):
     """Resolve ``--resume``, check the arguments; returns (args, run_dir, rules, meta, mix, eval_mix)."""
     from agents.trained import check_metadata
     from training.league import agent_available, parse_mix
-    from yaniv_env.rules import get_rules
+    from yaniv_env.games import get_game
 
     meta = None
     if args.resume:
         args, run_dir, meta = _resume_args(args, given)
-        rules = check_metadata(meta)
+        game = get_game(args.game)
+        rules = check_metadata(meta, game=game.name)
     else:
-        rules = get_rules(args.rules, args.num_players)
+        game = get_game(args.game)
+        args = apply_game_defaults(args, given)
+        rules = game.get_rules(args.rules, args.num_players)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(args.output_dir) / (args.run_name or f"{args.rules}__{args.seed}__{stamp}")
+        prefix = "" if game.name == "yaniv" else f"{game.name}_"
+        run_dir = Path(args.output_dir) / (args.run_name or f"{prefix}{args.rules}__{args.seed}__{stamp}")
         if (run_dir / "checkpoints" / "latest.zip").exists():
             raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-name")
     choices = {
-        "episode": ("round", "game"),
-        "final_eval_episode": ("round", "game"),
-        "eval_episode": (None, "round", "game"),
+        "episode": (game.part, "game"),
+        "final_eval_episode": (game.part, "game"),
+        "eval_episode": (None, game.part, "game"),
         "vec_env": ("dummy", "subproc"),
         "activation": ("relu", "tanh"),
-        "reward": ("score", "outcome", "round_win", "score_outcome"),
+        "reward": game.reward_schemes,
     }
     for name, allowed in choices.items():
         if getattr(args, name) not in allowed:
-            raise ValueError(f"--{name.replace('_', '-')} must be one of {allowed}, got {getattr(args, name)!r}")
+            raise ValueError(
+                f"--{name.replace('_', '-')} must be one of {allowed} for {game.title}, got {getattr(args, name)!r}"
+            )
+    if args.action_features and game.name != "yaniv":
+        raise ValueError(
+            f"--action-features scores actions by their Yaniv cards (agents.trained.ActionFeaturePolicy); "
+            f"{game.title} actions play one card each and use the plain MLP head: drop --action-features"
+        )
     if args.learner_seat != "random" and not (
         args.learner_seat.isdigit() and int(args.learner_seat) < rules.num_players
     ):
@@ -899,14 +976,15 @@ def _validate(args: Args, given: set[str]):
     if args.minutes is not None and args.minutes <= 0:
         raise ValueError("--minutes must be positive")
     _net_arch(args.net_arch)
-    strict = "opponents" in given or args.opponents != Args.opponents
+    default_mix = GAME_DEFAULTS.get(game.name, {}).get("opponents", Args.opponents)
+    strict = "opponents" in given or args.opponents != default_mix
     mix = _filter_available(parse_mix(args.opponents), rules, "opponents", strict)
     if args.pretrain.lower() in ("", "none"):
         args.pretrain = ""
     elif meta is None:
         why = agent_available(args.pretrain, rules)
         if why:
-            raise ValueError(f"--pretrain: agent {args.pretrain!r} is not available ({why})")
+            raise ValueError(f"--pretrain: agent {args.pretrain!r} is not available for {game.title} ({why})")
         if args.pretrain_samples <= 0 or args.pretrain_epochs <= 0:
             raise ValueError("--pretrain-samples and --pretrain-epochs must be positive")
     eval_mix = []
@@ -923,6 +1001,7 @@ def train(args: Args, given: set[str] | None = None) -> int:
 
     from agents.trained import load_model
     from training.league import format_mix
+    from yaniv_env.games import get_game
 
     try:
         args, run_dir, rules, meta, mix, eval_mix = _validate(args, given or set())
@@ -993,7 +1072,7 @@ def train(args: Args, given: set[str] | None = None) -> int:
         )
         done = 0
 
-    title = f"MaskablePPO on Yaniv — {rules.name}, {rules.num_players} players"
+    title = f"MaskablePPO on {get_game(args.game).title} — {rules.name}, {rules.num_players} players"
     print(f"run: {run_dir}")
     print(
         f"{title}; {args.episode} episodes, {args.reward} reward; opponents {format_mix(mix)}"

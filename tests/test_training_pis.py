@@ -1,0 +1,200 @@
+"""Training on Pis Yedili (``yaniv train --game pis_yedili``): a tiny real run that is
+checkpointed, resumed, loaded and evaluated; the game's defaults and refusals; Pis Yedili
+and Yaniv checkpoints refused in each other's game."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("matplotlib")
+
+import gymnasium  # noqa: E402
+
+import agents  # noqa: E402
+import yaniv_env  # noqa: E402
+from agents import trained  # noqa: E402
+from training import train as T  # noqa: E402
+from yaniv_env import pis_yedili  # noqa: E402
+
+TINY = [
+    "--game", "pis_yedili", "--num-players", "3", "--total-timesteps", "256", "--n-envs", "1",
+    "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "32",
+    "--eval-every", "128", "--eval-games", "2", "--checkpoint-every", "128", "--league",
+    "--snapshot-every", "128", "--gate-games", "2", "--final-eval-games", "6", "--no-progress",
+    "--pretrain-samples", "300", "--pretrain-epochs", "1",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pis_runs")
+    assert T.main([*TINY, "--output-dir", str(out), "--run-name", "tiny", "--seed", "5"]) == 0
+    return out / "tiny"
+
+
+@pytest.fixture(scope="module")
+def model_path(run_dir) -> Path:
+    return run_dir / "model.zip"
+
+
+def test_run_trains_pis_yedili_with_its_defaults(run_dir):
+    meta = trained.read_metadata(run_dir / "checkpoints" / "latest.zip")
+    assert meta["game"] == "pis_yedili" and meta["format_version"] == 2
+    assert meta["timesteps"] == 256 and meta["num_players"] == 3
+    rules = pis_yedili.get_rules("standard", 3)
+    assert trained.rules_from_dict(meta["rules"], game="pis_yedili") == rules
+    assert meta["observation"]["size"] == 204 and meta["observation"]["pieces"][0] == ["hand", 0, 52]
+    assert meta["actions"]["size"] == 71 and meta["actions"] == trained.action_fingerprint(rules)
+    args = meta["args"]
+    assert args["game"] == "pis_yedili" and args["episode"] == "deal"
+    assert args["opponents"] == "pis_random:1,pis_heuristic:2" and args["action_features"] is False
+    assert meta["pretrain"]["agent"] == "pis_heuristic" and meta["pretrain"]["samples"] > 200
+    assert meta["league"]["pool"] and all((run_dir / p).is_file() for p in meta["league"]["pool"])
+    rows = T._read_csv(run_dir / "eval.csv")
+    assert [int(r["timesteps"]) for r in rows] == [0, 128, 256]
+    assert "pis_random_outcome" in rows[0] and "pis_heuristic_outcome" in rows[0]
+    assert {p.name for p in run_dir.glob("final_eval_vs_*.csv")} == {
+        "final_eval_vs_pis_random.csv",
+        "final_eval_vs_pis_heuristic.csv",
+    }
+    text = (run_dir / "final_eval.txt").read_text()
+    assert "Pis Yedili evaluation" in text and "deal win rate" in text and "duplicate" in text
+    assert (run_dir / "learning_curve.png").stat().st_size > 1000
+
+
+def test_resume_continues_the_pis_run(run_dir, tmp_path):
+    copy = tmp_path / "tiny"
+    shutil.copytree(run_dir, copy)
+    assert T.main(["--resume", str(copy), "--total-timesteps", "384", "--final-eval-games", "0", "--no-progress"]) == 0
+    meta = trained.read_metadata(copy / "checkpoints" / "latest.zip")
+    assert meta["timesteps"] == 384 and meta["segment"] == 1 and meta["game"] == "pis_yedili"
+    # the game is part of the run
+    assert T.main(["--resume", str(copy), "--game", "yaniv", "--no-progress"]) == 2
+
+
+def test_loaded_pis_agent_plays_and_is_evaluated(model_path):
+    from training.evaluate import evaluate
+
+    bot = agents.load(str(model_path), seed=0)
+    assert bot.game.name == "pis_yedili" and bot.timesteps == 256
+    env = gymnasium.make("yaniv_env/PisYedili-v0", num_players=3, opponents=["pis_heuristic"], episode="deal")
+    env = env.unwrapped
+    obs, _ = env.reset(seed=1)
+    for _ in range(40):
+        mask = env.action_masks()
+        a = bot.act(obs, mask)
+        assert mask[a]
+        assert a == int(bot.model.predict(obs, action_masks=mask, deterministic=True)[0])
+        obs, _, term, trunc, _ = env.step(a)
+        if term or trunc:
+            obs, _ = env.reset()
+    # by path: as an opponent inside the Pis Yedili environment, and in the harness
+    env = gymnasium.make("yaniv_env/PisYedili-v0", num_players=3, opponents=[str(model_path)]).unwrapped
+    assert env.reset(seed=2)[0].shape == (204,)
+    res = evaluate([str(model_path), "pis_random"], game="pis_yedili", num_players=3, games=3, episode="deal", seed=0)
+    assert res[model_path.stem].games == 6 and res.games == 3  # two seats of three, three rotations
+
+
+def test_pis_checkpoint_is_refused_as_yaniv(model_path, run_dir, tmp_path):
+    path = str(model_path)
+    with pytest.raises(ValueError, match="trained for Pis Yedili .* but it is used for Yaniv"):
+        agents.load(path, game="yaniv")
+    with pytest.raises(ValueError, match="trained for Pis Yedili .* but the environment plays Yaniv"):
+        agents.load(path, rules=yaniv_env.get_rules("standard", 3))
+    with pytest.raises(ValueError, match="trained for Pis Yedili .* but the environment plays Yaniv"):
+        gymnasium.make("yaniv_env/Yaniv-v0", num_players=3, opponents=[path])
+    # other Pis Yedili rules or player counts are refused as for Yaniv
+    with pytest.raises(ValueError, match="trained for 3 players .* has 2 players"):
+        agents.load(path, num_players=2)
+    with pytest.raises(ValueError, match=r"\(seven_draw=3\).*\(seven_draw=2\)"):
+        agents.load(path, rules=pis_yedili.get_rules("standard", 3).replace(seven_draw=2, name="soft"))
+    # without rules, playing Yaniv observations: refused at act()
+    bot = agents.load(path)
+    env = gymnasium.make("yaniv_env/Yaniv-v0", num_players=3).unwrapped
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match="trained for Pis Yedili rules 'standard' .* plays another game"):
+        bot.act(obs, env.action_masks())
+    # a Pis Yedili run cannot be resumed as Yaniv, nor fed to Yaniv evaluation
+    from training.evaluate import evaluate
+
+    with pytest.raises(ValueError, match="trained for Pis Yedili"):
+        evaluate([path, "random"], num_players=3, games=2)
+
+
+def test_yaniv_checkpoint_is_refused_as_pis_yedili():
+    shipped = str(agents.SHIPPED_MODEL)
+    meta = trained.read_metadata(shipped)
+    assert "game" not in meta and meta["format_version"] == 1  # written before games: Yaniv
+    assert agents.load(shipped).game.name == "yaniv"
+    with pytest.raises(ValueError, match="trained for Yaniv .* but it is used for Pis Yedili"):
+        agents.load(shipped, game="pis_yedili")
+    with pytest.raises(ValueError, match="trained for Yaniv .* but the environment plays Pis Yedili"):
+        agents.make("ppo", rules=pis_yedili.get_rules("standard"))
+    with pytest.raises(ValueError, match="trained for Yaniv .* but the environment plays Pis Yedili"):
+        gymnasium.make("yaniv_env/PisYedili-v0", opponents=[shipped])
+    bot = agents.load(shipped)
+    env = gymnasium.make("yaniv_env/PisYedili-v0").unwrapped
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match="trained for Yaniv rules 'standard' .* plays another game"):
+        bot.act(obs, env.action_masks())
+
+
+def test_new_yaniv_checkpoints_name_their_game():
+    meta = trained.build_metadata(yaniv_env.get_rules("standard"), timesteps=0)
+    assert meta["game"] == "yaniv" and meta["format_version"] == 1
+    assert trained.check_metadata(meta, game="yaniv") == yaniv_env.get_rules("standard")
+    bad = {**meta, "game": "chess"}
+    with pytest.raises(ValueError, match="game this version does not know: 'chess'"):
+        trained.check_metadata(bad)
+
+
+def test_game_defaults_and_refusals(tmp_path, capsys):
+    args, given = T.parse_args(["--game", "pis_yedili", "--opponents", "pis_heuristic"])
+    args = T.apply_game_defaults(args, given)
+    assert args.opponents == "pis_heuristic"  # given: kept
+    assert (args.episode, args.pretrain, args.action_features) == ("deal", "pis_heuristic", False)
+    assert args.final_eval_opponents == "pis_random,pis_heuristic"
+    # without a command line: options left at the Yaniv default take the game's
+    assert T.apply_game_defaults(T.Args(game="pis_yedili"), set()).episode == "deal"
+    assert T.apply_game_defaults(T.Args(), set()) == T.Args()
+    assert "[pis_yedili: pis_random:1,pis_heuristic:2]" in " ".join(T._parser().format_help().split())
+    refusals = {
+        ("--rules", "seven"): "unknown Pis Yedili rules preset 'seven'",
+        ("--action-features",): "--action-features scores actions by their Yaniv cards",
+        ("--pretrain", "heuristic"): "agent 'heuristic' is not available for Pis Yedili",
+        ("--opponents", "greedy"): "agent 'greedy' is not available for Pis Yedili",
+        ("--episode", "round"): "--episode must be one of ('deal', 'game') for Pis Yedili",
+        ("--reward", "round_win"): "--reward must be one of",
+    }
+    for flags, message in refusals.items():
+        assert T.main(["--game", "pis_yedili", *flags, "--output-dir", str(tmp_path)]) == 2
+        assert message in capsys.readouterr().err
+    assert T.main(["--game", "chess", "--output-dir", str(tmp_path)]) == 2
+    assert "unknown game 'chess'; games: yaniv, pis_yedili" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # nothing written for refused arguments
+
+
+def test_hand_shaping_counts_pis_penalty_points():
+    """The potential is minus the hand's penalty points / 100 and telescopes over an episode."""
+    from training.league import HandShaping, OpponentSampler
+    from yaniv_env.pis_yedili.engine import hand_value
+
+    base = gymnasium.make("yaniv_env/PisYedili-v0", episode="deal").unwrapped
+    env = HandShaping(OpponentSampler(base, [("pis_heuristic", 1.0)], seed=0), coef=2.0, gamma=1.0)
+    rng = np.random.default_rng(0)
+    for episode in range(3):
+        obs, _ = env.reset(seed=episode)
+        hand = base.aec.game.hands[base.seat]
+        assert env.potential(obs) == pytest.approx(-2.0 * hand_value(hand, base.rules) / 100)
+        phi0, shaped, unshaped, done = env.potential(obs), 0.0, 0.0, False
+        while not done:
+            obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            shaped += r
+            unshaped += info["unshaped_reward"]
+            done = term or trunc
+        assert shaped == pytest.approx(unshaped - phi0)
