@@ -453,9 +453,16 @@ class TrainedAgent:
         self._rules_slice = layout.pieces["rules"].slice
         self._rules_vec = self.game.rules_vector(rules)
         self._num_actions = int(metadata["actions"]["size"])
+        self._advisor = None
+        if metadata.get("advice"):  # an advised model (agents.advice) asks its advisor at every decision
+            from .advice import make_advisor
+
+            self._advisor = make_advisor(metadata["advice"], rules, seed)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
+        if self._advisor is not None:
+            self._advisor.reset(seed)
 
     @property
     def timesteps(self) -> int:
@@ -483,11 +490,16 @@ class TrainedAgent:
         action_mask = np.asarray(action_mask)
         self._check(observation, action_mask)
         p = self._policy
+        if self._advisor is not None:
+            from .advice import advised
+
+            observation = advised(self._advisor, observation, action_mask)
         with self._torch.no_grad():
             x = self._torch.as_tensor(observation.reshape(1, -1))
             features = p.extract_features(x, p.pi_features_extractor)
             latent = p.mlp_extractor.forward_actor(features)
-            logits = p.action_net(latent)[0].numpy().astype(np.float64)
+            head = getattr(p, "action_logits", p.action_net)
+            logits = head(latent)[0].numpy().astype(np.float64)
         return np.where(action_mask.astype(bool), logits, -np.inf)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -527,7 +539,8 @@ def load(
     trained = check_metadata(meta, rules=rules, num_players=num_players, path=str(path), game=game)
     model = load_model(path)
     n_obs = model.observation_space.shape[0]
-    if n_obs != meta["observation"]["size"] or model.action_space.n != meta["actions"]["size"]:
+    advice_columns = 1 if meta.get("advice") else 0
+    if n_obs != meta["observation"]["size"] + advice_columns or model.action_space.n != meta["actions"]["size"]:
         raise ValueError(
             f"{str(path)!r}: the model's spaces (observation {n_obs}, {model.action_space.n} actions) do not match "
             f"its metadata (observation {meta['observation']['size']}, {meta['actions']['size']} actions)"

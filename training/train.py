@@ -186,6 +186,13 @@ class Args:
     so that what is learnt about one discard id carries over to the others holding the
     same cards; off: the plain MLP output layer, one independent logit per action id.
     Yaniv only (Pis Yedili's 71 actions are one card each)."""
+    advice: str = ""
+    """Residual policy learning (``agents.advice``): this agent's move (e.g. ``heuristic``)
+    is added to the learner's observation and to its logits with a trained weight that
+    starts at --advice-scale, so training starts from that agent's play and learns where
+    to depart from it; the advisor is part of the model ("" or none: a plain policy)."""
+    advice_scale: float = 5.0
+    """Advice: starting weight of the advised move's logit."""
     eval_every: int = 50_000
     """Evaluate against --eval-opponents every this many timesteps (0: never)."""
     eval_games: int = 100
@@ -339,6 +346,7 @@ def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, su
         from stable_baselines3.common.monitor import Monitor
 
         import yaniv_env  # noqa: F401  (registers the environments)
+        from agents.advice import AdviceWrapper
         from training.league import HandShaping, OpponentSampler
         from yaniv_env.games import get_game
 
@@ -371,6 +379,8 @@ def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, su
             env = Monitor(env, monitor_path, info_keywords=("opponent",))
         if args.shaping:
             env = HandShaping(env, coef=args.shaping, gamma=args.gamma)
+        if args.advice:
+            env = AdviceWrapper(env, args.advice, seed=seed + 7 * rank + 3)
         return env
 
     return thunk
@@ -382,6 +392,7 @@ def make_eval_env(args: Args, opponent, n: int, seed: int):
     import gymnasium
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from agents.advice import AdviceWrapper
     from training.league import OpponentSampler
     from yaniv_env.games import get_game
 
@@ -397,7 +408,8 @@ def make_eval_env(args: Args, opponent, n: int, seed: int):
                 turn_limit=args.turn_limit,
                 disable_env_checker=True,
             ).unwrapped
-            return OpponentSampler(env, [(opponent, 1.0)], seed=seed + i)
+            env = OpponentSampler(env, [(opponent, 1.0)], seed=seed + i)
+            return AdviceWrapper(env, args.advice, seed=seed + i) if args.advice else env
 
         return make
 
@@ -504,6 +516,7 @@ class Run:
             segment=self.segment,
             run_name=self.dir.name,
             pretrain=self.pretrain,
+            advice=self.args.advice or None,
         )
 
     def save(self, model, path: Path | None = None) -> Path:
@@ -540,7 +553,8 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     obs = venv.reset()
     while done_upto < want and n + n_envs <= size:
         masks = np.stack(venv.env_method("action_masks"))
-        actions = np.array([t.act(o, m.astype(np.int8)) for t, o, m in zip(teachers, obs, masks, strict=True)])
+        seen = obs[:, :-1] if args.advice else obs  # teachers see the environment's observation
+        actions = np.array([t.act(o, m.astype(np.int8)) for t, o, m in zip(teachers, seen, masks, strict=True)])
         for i in range(n_envs):
             obs_buf[n], mask_buf[n], act_buf[n] = obs[i], masks[i], actions[i]
             open_steps[i].append(n)
@@ -987,6 +1001,12 @@ def _validate(args: Args, given: set[str]):
             raise ValueError(f"--pretrain: agent {args.pretrain!r} is not available for {game.title} ({why})")
         if args.pretrain_samples <= 0 or args.pretrain_epochs <= 0:
             raise ValueError("--pretrain-samples and --pretrain-epochs must be positive")
+    if args.advice.lower() in ("", "none"):
+        args.advice = ""
+    else:
+        why = agent_available(args.advice, rules)
+        if why:
+            raise ValueError(f"--advice: agent {args.advice!r} is not available ({why})")
     eval_mix = []
     if args.eval_every:
         eval_mix = _filter_available(parse_mix(args.eval_opponents), rules, "eval opponents", False)
@@ -1046,13 +1066,18 @@ def train(args: Args, given: set[str] | None = None) -> int:
         model.set_random_seed(seed)
         done = model.num_timesteps
     else:
+        from agents.advice import AdvisedPolicy
         from agents.trained import ActionFeaturePolicy, rules_to_dict
 
         policy_kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activations[args.activation]}
         if args.action_features:
             policy_kwargs["action_rules"] = rules_to_dict(rules)
+        policy = ActionFeaturePolicy if args.action_features else "MlpPolicy"
+        if args.advice:
+            policy = AdvisedPolicy
+            policy_kwargs["advice_scale"] = args.advice_scale
         model = MaskablePPO(
-            ActionFeaturePolicy if args.action_features else "MlpPolicy",
+            policy,
             venv,
             learning_rate=args.learning_rate,
             n_steps=args.n_steps,

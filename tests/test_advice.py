@@ -1,0 +1,109 @@
+"""Advised (residual) policies: the advice column, a policy that starts as its advisor, and
+a checkpoint that carries its advisor into ``agents.load``."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("matplotlib")
+
+import gymnasium  # noqa: E402
+
+import agents  # noqa: E402
+import yaniv_env  # noqa: E402, F401
+from agents import trained  # noqa: E402
+from agents.advice import AdviceWrapper, advised  # noqa: E402
+from training import train as T  # noqa: E402
+
+TINY = [
+    "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
+    "--net-arch", "32", "--opponents", "greedy", "--eval-every", "0", "--final-eval-games", "0",
+    "--no-progress", "--torch-threads", "1", "--pretrain", "none", "--advice", "heuristic",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("runs")
+    assert T.main([*TINY, "--output-dir", str(out), "--run-name", "advised", "--seed", "5"]) == 0
+    return out / "advised" / "model.zip"
+
+
+def test_wrapper_appends_the_advisors_move():
+    env = gymnasium.make("yaniv_env/Yaniv-v0", opponents=["greedy"], disable_env_checker=True).unwrapped
+    wrapped = AdviceWrapper(env, "heuristic", seed=0)
+    twin = agents.make("heuristic", seed=0)
+    assert wrapped.observation_space.shape[0] == env.observation_space.shape[0] + 1
+    obs, _ = wrapped.reset(seed=4)
+    for _ in range(60):
+        mask = wrapped.action_masks()
+        assert obs[-1] == twin.act(obs[:-1], mask)
+        assert mask[int(obs[-1])]
+        obs, _, terminated, truncated, _ = wrapped.step(int(np.flatnonzero(mask)[0]))
+        if terminated or truncated:
+            obs, _ = wrapped.reset()
+    assert wrapped.observation_space.contains(obs)
+
+
+def test_advised_model_starts_as_its_advisor_and_records_it(model_path):
+    meta = trained.read_metadata(model_path)
+    assert meta["advice"] == "heuristic" and meta["args"]["advice"] == "heuristic"
+    bot = agents.load(model_path)
+    twin = agents.make("heuristic", seed=1)
+    env = yaniv_env.raw_env()
+    env.reset(seed=11)
+    agreed = 0
+    for _ in range(200):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            if not env.agents:
+                env.reset()
+            continue
+        mine = bot.act(obs["observation"], obs["action_mask"])
+        agreed += mine == twin.act(obs["observation"], obs["action_mask"])
+        env.step(mine)
+    # 128 PPO steps at lr 1e-4 cannot outweigh the advice (scale 5): it plays as its advisor
+    assert agreed == 200
+    # the network's own logits are not the advisor's: the advice column is what decides
+    logits = bot.logits(obs["observation"], obs["action_mask"])
+    assert np.argmax(logits) == twin.act(obs["observation"], obs["action_mask"])
+
+
+def test_advice_column_is_not_a_network_input(model_path):
+    model = trained.load_model(model_path)
+    policy = model.policy
+    size = model.observation_space.shape[0]
+    assert policy.features_extractor.features_dim == size - 1
+    assert policy.advice_scale.item() == pytest.approx(5.0, abs=0.5)
+
+
+def test_unknown_advisor_is_refused(model_path, tmp_path):
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(model_path) as src, zipfile.ZipFile(bad, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == trained.META_NAME:
+                meta = json.loads(data)
+                meta["advice"] = "no_such_agent"
+                data = json.dumps(meta).encode()
+            dst.writestr(item, data)
+    with pytest.raises(ValueError, match="no_such_agent"):
+        agents.load(bad)
+
+
+def test_unknown_advice_option_is_refused(tmp_path):
+    with pytest.raises(T.ConfigError, match="--advice"):
+        T.train(*T.parse_args(["--advice", "no_such_agent", "--output-dir", str(tmp_path), "--no-progress"]))
+
+
+def test_advised_observation_helper_on_a_final_observation():
+    obs = np.zeros(5, dtype=np.float32)
+    out = advised(agents.make("random", seed=0), obs, np.zeros(3, dtype=np.int8))
+    assert out.shape == (6,) and out[-1] == 0.0
