@@ -91,12 +91,17 @@ except ImportError:  # pragma: no cover
 if ActionFeaturePolicy is not None:
 
     class WithoutAdvice(BaseFeaturesExtractor):
-        """The observation without its last column (the advised action id)."""
+        """The observation without its last column (the advised action id), which it keeps
+        in ``advice`` for the action head: every SB3 path to an action distribution
+        (``forward``, ``evaluate_actions``, ``get_distribution``) extracts the features of
+        its observations right before it."""
 
         def __init__(self, observation_space: spaces.Box):
             super().__init__(observation_space, features_dim=int(observation_space.shape[0]) - 1)
+            self.advice: torch.Tensor | None = None
 
         def forward(self, observations: torch.Tensor) -> torch.Tensor:
+            self.advice = observations[..., -1].long()
             return observations[..., :-1]
 
     class AdvisedPolicy(ActionFeaturePolicy):
@@ -111,18 +116,14 @@ if ActionFeaturePolicy is not None:
         def _build(self, lr_schedule) -> None:
             # before the optimizer is made, so that the scale is trained too
             self.advice_scale = nn.Parameter(torch.tensor(self.advice_scale_init))
-            self._advice = None
             super()._build(lr_schedule)
 
-        def extract_features(self, obs, features_extractor=None):
-            # every path to the action distribution (forward, evaluate_actions,
-            # get_distribution) extracts the features of the same observations first
-            self._advice = obs[..., -1].long()
-            return super().extract_features(obs, features_extractor)
-
         def action_logits(self, latent_pi: torch.Tensor) -> torch.Tensor:
-            """Logits of the observations whose features were extracted last."""
-            one_hot = nn.functional.one_hot(self._advice, int(self.action_space.n)).to(latent_pi.dtype)
+            """Logits of the observations whose actor features were extracted last."""
+            advice = self.pi_features_extractor.advice
+            if advice is None or advice.shape[0] != latent_pi.shape[0]:
+                raise RuntimeError("advised policy: the action head ran without the features of its observations")
+            one_hot = nn.functional.one_hot(advice, int(self.action_space.n)).to(latent_pi.dtype)
             return self.action_net(latent_pi) + self.advice_scale * one_hot
 
         def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):

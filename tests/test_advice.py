@@ -23,7 +23,8 @@ from training import train as T  # noqa: E402
 
 TINY = [
     "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
-    "--net-arch", "32", "--opponents", "greedy", "--eval-every", "0", "--final-eval-games", "0",
+    "--net-arch", "32", "--opponents", "greedy", "--eval-every", "64", "--eval-games", "2",
+    "--eval-opponents", "greedy", "--final-eval-games", "0",
     "--no-progress", "--torch-threads", "1", "--pretrain", "none", "--advice", "heuristic",
 ]  # fmt: skip
 
@@ -82,6 +83,19 @@ def test_advice_column_is_not_a_network_input(model_path):
     size = model.observation_space.shape[0]
     assert policy.features_extractor.features_dim == size - 1
     assert policy.advice_scale.item() == pytest.approx(5.0, abs=0.5)
+    # SB3's own predict (periodic evaluation) goes through get_distribution: same advice
+    env = AdviceWrapper(
+        gymnasium.make("yaniv_env/Yaniv-v0", opponents=["greedy"], disable_env_checker=True).unwrapped, "heuristic"
+    )
+    obs, _ = env.reset(seed=2)
+    batch, masks = [], []
+    for _ in range(8):
+        batch.append(obs)
+        masks.append(env.action_masks())
+        obs, *_ = env.step(int(obs[-1]))
+    actions, _ = model.predict(np.stack(batch), action_masks=np.stack(masks), deterministic=True)
+    assert actions.tolist() == [int(o[-1]) for o in batch]
+    assert np.stack(batch)[:, -1].tolist() != [batch[0][-1]] * 8  # not one advice for the batch
 
 
 def test_unknown_advisor_is_refused(model_path, tmp_path):
