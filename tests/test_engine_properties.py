@@ -278,6 +278,45 @@ def test_games_end_within_their_limits(preset, n, seed, policy_seed, turn_limit,
     assert stats["rounds"] <= round_limit
 
 
+@settings(SETTINGS, max_examples=30)
+@given(preset=presets, n=players, seed=seeds, policy_seed=seeds, exhaustion=st.sampled_from(["reshuffle", "draw"]))
+def test_kept_card_counts_equal_counts_made_afresh(preset, n, seed, policy_seed, exhaustion):
+    """Once made, the card counts the engine keeps for the observation builder equal counts
+    made from the state's lists after every move (an illegal one changes nothing); a new
+    deal and a copy start without them."""
+    rules = PRESETS[preset].with_players(n).replace(stock_exhaustion=exhaustion, turn_limit=80)
+    s = engine.new_game(rules, seed=seed)
+    g = np.random.default_rng(policy_seed)
+    assert s._counts is None
+    while True:
+        kept = engine.card_counts(s)
+        assert s._counts is kept and s.copy()._counts is None
+        assert kept == engine.card_counts(s.copy())
+        if s.phase == engine.GAME_OVER:
+            break
+        if s.phase == engine.ROUND_OVER:
+            engine.start_next_round(s)
+            assert s._counts is None
+            continue
+        acts = engine.legal_actions(s)
+        if int(g.integers(5)) == 0:
+            before = bytes(kept)
+            illegal = next(a for a in range(s.table.num_actions) if a not in acts)
+            with pytest.raises(engine.IllegalActionError):
+                engine.apply(s, illegal)
+            assert bytes(kept) == before
+        engine.apply(s, acts[int(g.integers(len(acts)))])
+    # every card out of the stock once, the known and the takeable ones twice
+    assert sum(kept) == sum(deck_of(rules).values()) - len(s.stock) + sum(map(len, s.known)) + len(s.takeable)
+
+
+def test_card_count_rows():
+    assert engine.count_rows(2) == {
+        "hand_0": 0, "hand_1": 1, "known_0": 2, "known_1": 3,
+        "takeable": 4, "top": 5, "pending": 6, "pile": 7, "zeros": 8,
+    }  # fmt: skip
+
+
 @settings(max_examples=15, deadline=None, database=None)
 @given(preset=presets, n=players, seed=seeds)
 def test_dealt_state(preset, n, seed):

@@ -17,7 +17,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import yaniv_env
 from yaniv_env import PRESETS, engine
 from yaniv_env.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
-from yaniv_env.observation import ObservationLayout, StateLayout
+from yaniv_env.observation import ObservationLayout, StateLayout, rules_vector
 
 REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome")
 
@@ -275,6 +275,75 @@ def test_round_limit_truncates_the_game():
     g = env.unwrapped.game
     assert g.game_truncated and g.round_index == 6
     assert truncated == {"player_0", "player_1"}
+
+
+# -- the observation, value by value -----------------------------------------------------
+
+
+def reference_observation(layout, s, seat: int) -> np.ndarray:
+    """The observation of ``seat`` built the plain way, piece by piece from the state's
+    lists (the builder gathers the card pieces from the counts the engine keeps)."""
+    rules = layout.rules
+    P = layout.pieces
+    n, K = s.num_players, 53
+    obs = np.zeros(layout.size, dtype=np.float32)
+    order = [(seat + r) % n for r in range(n)]
+
+    def add(piece, cards, offset=0):
+        for k in cards:
+            obs[P[piece].start + offset + k] += 1
+
+    add("hand", s.hands[seat])
+    add("takeable", s.takeable)
+    add("top", s.top)
+    if s.phase in (engine.DRAW, engine.SLAM_PHASE) and s.pending is not None:
+        add("pending", s.pending.cards)
+    if s.phase == engine.SLAM_PHASE and seat == s.current:
+        add("drawn", [s.drawn])
+    for r in range(1, n):
+        add("known", s.known[order[r]], (r - 1) * K)
+    add("out_of_play", s.pile)
+    obs[P["hand_sizes"].slice] = [len(s.hands[p]) * (1.0 / rules.hand_size) for p in order]
+    obs[P["scores"].slice] = [s.scores[p] * (1.0 / rules.score_limit) for p in order]
+    obs[P["alive"].slice] = [1.0 if s.alive[p] else 0.0 for p in order]
+    obs[P["turn_player"].start + (s.turn_player - seat) % n] = 1
+    if s.phase == engine.ASAF_PHASE and s.caller is not None:
+        obs[P["caller"].start + (s.caller - seat) % n] = 1
+    obs[P["stock"].start] = len(s.stock) * (1.0 / rules.deck_size)
+    obs[P["round_progress"].start] = s.round_turns * (1.0 / rules.turn_limit)
+    if seat == s.current and s.phase < engine.NUM_DECISION_PHASES:
+        obs[P["phase"].start + s.phase] = 1
+    obs[P["rules"].slice] = rules_vector(rules)
+    return obs
+
+
+@pytest.mark.parametrize("preset_count", PRESET_COUNTS, ids=_id)
+def test_observation_matches_the_plain_builder(preset_count):
+    """Every seat's observation equals the plain builder's at every decision of random
+    games (slams, Asaf, Blast, reshuffles and new deals included), also when one layout
+    builds for several states in turn and for copies that start without kept counts."""
+    name, n = preset_count
+    rules = PRESETS[name].with_players(n).replace(turn_limit=60)
+    layout = ObservationLayout(rules)
+    rng = np.random.default_rng(n)
+    s = engine.new_game(rules, rng=rng)
+    phases = set()
+    for step in range(1500):
+        if s.phase == engine.GAME_OVER:
+            s = engine.new_game(rules, rng=rng)
+        if s.phase == engine.ROUND_OVER:
+            for seat in range(n):
+                assert np.array_equal(layout.build(s, seat), reference_observation(layout, s, seat))
+            engine.start_next_round(s)
+        phases.add(s.phase)
+        for seat in range(n):
+            assert np.array_equal(layout.build(s, seat), reference_observation(layout, s, seat)), (step, seat)
+        if step % 7 == 0:
+            c = s.copy()
+            assert np.array_equal(layout.build(c, s.current), reference_observation(layout, s, s.current))
+        legal = engine.legal_actions(s)
+        engine.apply(s, legal[rng.integers(len(legal))])
+    assert {engine.DISCARD, engine.DRAW} <= phases
 
 
 # -- hidden information -----------------------------------------------------------------
@@ -630,6 +699,22 @@ def test_bench_json(capsys):
     numbers += [result["env"][k]["steps_per_s"] for k in ("aec_raw", "aec_wrapped", "gym")]
     assert len(numbers) == 4 * 4 + 3
     assert all(isinstance(v, float) and v > 0 for v in numbers)
+
+
+def test_bench_sections(capsys):
+    from yaniv_env import bench
+
+    assert bench.main(["--seconds", "0.05", "--no-engine", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["engine"] == {} and "engine" not in result["pis_yedili"]
+    for r in (*[result["env"][k] for k in ("aec_raw", "aec_wrapped", "gym")], result["pis_yedili"]["env"]["gym"]):
+        assert r["steps_per_cpu_s"] > 0 and r["cpu_seconds"] > 0
+    assert bench.main(["--seconds", "0.05", "--no-engine", "--no-pis"]) == 0
+    out = capsys.readouterr().out
+    assert "turns/s" not in out and "Pis Yedili" not in out and "steps/CPU s" in out and "AEC env()" in out
+    with pytest.raises(SystemExit):
+        bench.main(["--no-engine", "--no-env"])
+    assert "nothing to measure" in capsys.readouterr().err
 
 
 def test_bench_text_and_bad_count(capsys):

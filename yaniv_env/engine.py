@@ -32,6 +32,12 @@ made from the seed. An illegal action raises :class:`IllegalActionError` (a
 Public information is tracked as play goes: ``state.known[seat]`` lists the cards that
 seat is known to hold (taken from a discard and not yet thrown), ``state.pile`` the cards
 out of play, hand sizes and scores are public. :func:`public_view` gathers them for a seat.
+
+For the observation builder the state can also keep card *counts* beside its lists (which
+stay the truth): :func:`card_counts` makes them on first use and every move keeps them up
+to date from then on; a new deal, :meth:`State.copy` and :func:`from_position` start
+without them, so the engine alone never pays for them. Code that edits a state's lists by
+hand (tests do) sets ``state._counts = None`` afterwards, or edits a fresh copy.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ from .actions import (
     Discard,
     action_table,
 )
-from .cards import JOKER, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
+from .cards import JOKER, NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
 from .rules import Rules
 
 DISCARD, DRAW, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE, ROUND_OVER, GAME_OVER = range(7)
@@ -95,7 +101,7 @@ class RoundResult:
 
 def hand_value(hand: Sequence[int]) -> int:
     """Yaniv total of a hand of card kinds."""
-    return sum([YANIV_VALUE[k] for k in hand])
+    return sum(map(YANIV_VALUE.__getitem__, hand))
 
 
 class State:
@@ -108,7 +114,7 @@ class State:
         "stock", "pile", "top", "takeable", "take_ids", "top_flashed", "pending", "drawn",
         "drawn_from_stock", "phase", "current", "turn_player", "caller", "asaf_queue",
         "blast_cards", "round_index", "round_turns", "turns", "first_player", "next_first",
-        "round_result", "game_truncated", "last_action", "draw_ends_round",
+        "round_result", "game_truncated", "last_action", "draw_ends_round", "_counts",
     )  # fmt: skip
 
     def copy(self, rng: np.random.Generator | None = None) -> State:
@@ -127,6 +133,7 @@ class State:
         new.pile = list(self.pile)
         new.top = list(self.top)
         new.asaf_queue = list(self.asaf_queue)
+        new._counts = None  # made again from the lists when needed
         return new
 
     @property
@@ -170,6 +177,7 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     s.game_truncated = False
     s.last_action = None
     s.draw_ends_round = False
+    s._counts = None
     return s
 
 
@@ -192,6 +200,7 @@ def new_game(rules: Rules, seed: int | None = None, rng: np.random.Generator | N
 
 
 def _deal(s: State) -> None:
+    s._counts = None  # made again from the new deal when needed
     rules = s.rules
     deck = np.array(standard_deck(rules.jokers_per_deck, rules.num_decks))
     stock = s.rng.permutation(deck).tolist()
@@ -217,6 +226,9 @@ def _deal(s: State) -> None:
     _offer_blast(s)
 
 
+_TAKE_BASE_PLUS = TAKE_BASE.__add__
+
+
 def _set_top(s: State, cards: list[int], discard: Discard | None) -> None:
     """Put ``cards`` on top of the pile; what may be taken follows the rules."""
     s.top = cards
@@ -224,8 +236,17 @@ def _set_top(s: State, cards: list[int], discard: Discard | None) -> None:
         s.takeable = discard.takeable
     else:
         s.takeable = _takeable_of(s.rules, cards)
-    s.take_ids = tuple(TAKE_BASE + k for k in s.takeable)
+    s.take_ids = tuple(map(_TAKE_BASE_PLUS, s.takeable))
     s.top_flashed = False
+    c = s._counts
+    if c is not None:
+        row = _takeable_row(s.num_players) * NUM_KINDS  # the takeable row, then the top row
+        c[row : row + 2 * NUM_KINDS] = _ZERO_ROWS
+        for k in s.takeable:
+            c[row + k] += 1
+        row += NUM_KINDS
+        for k in cards:
+            c[row + k] += 1
 
 
 def _takeable_of(rules: Rules, cards: list[int]) -> tuple[int, ...]:
@@ -320,6 +341,61 @@ def from_position(
     return s
 
 
+# -- card counts ----------------------------------------------------------------------
+#
+# ``card_counts(s)`` is a bytearray of rows of NUM_KINDS counts (row r at r * NUM_KINDS):
+# each seat's hand (rows 0..n-1), the cards each seat is known to hold (n..2n-1), then the
+# takeable cards, the top set, the pending set (the set just laid, while it is pending),
+# the pile below the top set, and a row of zeros.
+
+
+def _takeable_row(n: int) -> int:
+    return 2 * n  # the top row follows
+
+
+def _pending_row(n: int) -> int:
+    return 2 * n + 2
+
+
+def _pile_row(n: int) -> int:
+    return 2 * n + 3  # the zero row follows
+
+
+def count_rows(n: int) -> dict[str, int]:
+    """The rows of :func:`card_counts` with ``n`` players, by name (``hand_p`` and
+    ``known_p`` per seat ``p``)."""
+    rows = {f"hand_{p}": p for p in range(n)} | {f"known_{p}": n + p for p in range(n)}
+    take, pile = _takeable_row(n), _pile_row(n)
+    return rows | {"takeable": take, "top": take + 1, "pending": _pending_row(n), "pile": pile, "zeros": pile + 1}
+
+
+_ZERO_ROWS = bytes(2 * NUM_KINDS)
+
+
+def _count(c: bytearray, start: int, cards, delta: int) -> None:
+    for k in cards:
+        c[start + k] += delta
+
+
+def card_counts(s: State) -> bytearray:
+    """The card count rows of ``s`` (see :func:`count_rows`): kept up to date by every move
+    once made; made from the state's lists when the state has none yet."""
+    c = s._counts
+    if c is None:
+        n = s.num_players
+        c = bytearray((_pile_row(n) + 2) * NUM_KINDS)
+        for p in range(n):
+            _count(c, p * NUM_KINDS, s.hands[p], 1)
+            _count(c, (n + p) * NUM_KINDS, s.known[p], 1)
+        _count(c, _takeable_row(n) * NUM_KINDS, s.takeable, 1)
+        _count(c, (_takeable_row(n) + 1) * NUM_KINDS, s.top, 1)
+        if s.pending is not None:
+            _count(c, _pending_row(n) * NUM_KINDS, s.pending.cards, 1)
+        _count(c, _pile_row(n) * NUM_KINDS, s.pile, 1)
+        s._counts = c
+    return c
+
+
 # -- legal moves ----------------------------------------------------------------------
 
 
@@ -370,10 +446,11 @@ def _safe_name(table: ActionTable, action) -> str:
 def apply(s: State, action: int) -> None:
     """Play ``action`` for ``s.current``, mutating ``s``. Raises :class:`IllegalActionError`
     (leaving ``s`` unchanged) if the action is not legal."""
-    try:
-        action = s.table.check_id(action)
-    except ValueError as e:
-        raise IllegalActionError(str(e)) from None
+    if type(action) is not int or not 0 <= action < s.table.num_actions:  # else a valid id already
+        try:
+            action = s.table.check_id(action)
+        except ValueError as e:
+            raise IllegalActionError(str(e)) from None
     phase = s.phase
     if phase == DISCARD:
         _apply_discard(s, action)
@@ -400,10 +477,17 @@ def _remove(hand: list[int], cards) -> list[int] | None:
     return rest
 
 
-def _forget(known: list[int], cards) -> None:
+def _forget(s: State, p: int, cards) -> None:
+    """``p`` threw ``cards``: they are no longer known to be in its hand."""
+    known = s.known[p]
+    if not known:
+        return
+    c = s._counts
     for k in cards:
         if k in known:
             known.remove(k)
+            if c is not None:
+                c[(s.num_players + p) * NUM_KINDS + k] -= 1
 
 
 def _apply_discard(s: State, action: int) -> None:
@@ -431,10 +515,16 @@ def _apply_discard(s: State, action: int) -> None:
     if rest is None:
         raise _illegal(s, action, f"the hand {cards_name(hand)} does not hold {cards_name(d.cards)}")
     s.hands[p] = rest
-    _forget(s.known[p], d.cards)
+    _forget(s, p, d.cards)
     s.pending = d
+    c = s._counts
+    if c is not None:
+        _count(c, p * NUM_KINDS, d.cards, -1)
+        _count(c, _pending_row(s.num_players) * NUM_KINDS, d.cards, 1)
     s.last_action = (p, action)
     if not rest and s.rules.empty_hand_wins:
+        if c is not None:
+            _count(c, _pile_row(s.num_players) * NUM_KINDS, s.top, 1)
         s.pile.extend(s.top)
         _set_top(s, list(d.cards), d)
         s.turns += 1
@@ -459,14 +549,25 @@ def _apply_draw(s: State, action: int) -> None:
         raise _illegal(s, action, f"draw from the stock or take one of {cards_name(s.takeable)}")
     s.last_action = (p, action)
     s.hands[p].append(card)
-    s.pile.extend(s.top)
     d = s.pending
+    c = s._counts
+    if c is not None:
+        n = s.num_players
+        c[p * NUM_KINDS + card] += 1
+        if not from_stock:
+            c[(n + p) * NUM_KINDS + card] += 1
+        _count(c, _pending_row(n) * NUM_KINDS, d.cards, -1)
+        _count(c, _pile_row(n) * NUM_KINDS, s.top, 1)
+    s.pile.extend(s.top)
     _set_top(s, list(d.cards), d)
     s.pending = None
     if not s.stock:
         if s.rules.stock_exhaustion == "reshuffle":
             s.stock = s.rng.permutation(np.array(s.pile, dtype=np.int64)).tolist() if s.pile else []
             s.pile = []
+            if c is not None:
+                row = _pile_row(s.num_players) * NUM_KINDS
+                c[row : row + NUM_KINDS] = _ZERO_ROWS[:NUM_KINDS]
         else:
             s.draw_ends_round = True
     rules = s.rules
@@ -488,7 +589,9 @@ def _apply_slam(s: State, action: int) -> None:
     if action == SLAM:
         card = s.drawn
         s.hands[p].remove(card)
-        _forget(s.known[p], (card,))
+        if s._counts is not None:
+            s._counts[p * NUM_KINDS + card] -= 1
+        _forget(s, p, (card,))
         s.top.append(card)
         _set_top(s, s.top, None)
         s.top_flashed = True
@@ -548,7 +651,9 @@ def _apply_blast(s: State, action: int) -> None:
     p = s.current
     if action == BLAST:
         s.hands[p] = _remove(s.hands[p], s.blast_cards)
-        _forget(s.known[p], s.blast_cards)
+        if s._counts is not None:
+            _count(s._counts, p * NUM_KINDS, s.blast_cards, -1)
+        _forget(s, p, s.blast_cards)
         _set_top(s, s.top + list(s.blast_cards), None)
         s.last_action = (p, action)
         if not s.hands[p] and s.rules.empty_hand_wins:
@@ -675,6 +780,8 @@ def _end_round(
         else:
             nxt = winners[0] if winners else _next_alive(s, s.first_player)
         s.next_first = nxt if s.alive[nxt] else _next_alive(s, nxt)
+    if s.pending is not None and s._counts is not None:
+        _count(s._counts, _pending_row(n) * NUM_KINDS, s.pending.cards, -1)
     s.pending = None
     s.phase = GAME_OVER if game_over else ROUND_OVER
 

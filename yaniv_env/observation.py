@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import engine
 from .cards import NUM_KINDS
 from .engine import ASAF_PHASE, DRAW, NUM_DECISION_PHASES, SLAM_PHASE, State
 from .rules import Rules
@@ -154,15 +155,34 @@ class ObservationLayout(PieceLayout):
             ("rules", RULES_VECTOR_SIZE, max(1.0, float(rules_vector(rules).max()))),
         ]
         super().__init__(sizes)
-        # The card pieces are contiguous and filled with one bincount.
+        # The card pieces are contiguous, the scalar pieces follow them.
         self._cards_end = self.pieces["out_of_play"].start + K
         self._scalars_start = self.pieces["hand_sizes"].start
         self._scalars_end = self.pieces["rules"].start
         self._template = np.zeros(self.size, dtype=np.float32)
         self._template[self.pieces["rules"].slice] = rules_vector(rules)
         self._orders = [[(seat + r) % n for r in range(n)] for seat in range(n)]
+        # The card pieces are gathered from the engine's card count rows
+        # (engine.card_counts): per seat, with and without the pending set.
+        rows = engine.count_rows(n)
+        self._gather = []
+        for order in self._orders:
+            known = [rows[f"known_{p}"] for p in order[1:]]
+            by_pending = []
+            for pending in ("zeros", "pending"):
+                names = [f"hand_{order[0]}", "takeable", "top", pending, "zeros"]
+                picked = [rows[name] for name in names] + known + [rows["pile"]]
+                by_pending.append((np.array(picked)[:, None] * K + np.arange(K)).ravel())
+            self._gather.append(by_pending)
+        self._drawn_start = self.pieces["drawn"].start
+        # The counts last built from and a NumPy view of them (one tuple, replaced whole).
+        self._counts_view: tuple[bytearray | None, np.ndarray] = (None, np.zeros(0, dtype=np.uint8))
         # One-hot rows as lists; row n is all zeros (no caller).
         self._one_hot = one_hot_rows(n, n + 1)
+        # The turn_player and caller pieces together, by relative turn player and caller.
+        self._turn_caller_hot = [[t + c for c in self._one_hot] for t in self._one_hot[:n]]
+        # The scores and alive flags last seen, and their pieces per seat (one tuple).
+        self._scores_alive: tuple[list[int] | None, list[bool] | None, list[list[float]]] = (None, None, [])
         self._phase_hot = one_hot_rows(NUM_DECISION_PHASES, NUM_DECISION_PHASES + 2)
         self._inv_hand = 1.0 / rules.hand_size
         self._inv_limit = 1.0 / rules.score_limit
@@ -171,41 +191,42 @@ class ObservationLayout(PieceLayout):
 
     def build(self, s: State, seat: int) -> np.ndarray:
         """The observation of ``seat`` in state ``s``."""
-        n = s.num_players
-        K = NUM_KINDS
-        hands = s.hands
-        idx = list(hands[seat])
-        idx += [K + k for k in s.takeable]
-        idx += [2 * K + k for k in s.top]
+        counts = s._counts
+        if counts is None:
+            counts = engine.card_counts(s)
+        seen, view = self._counts_view
+        if counts is not seen:  # a new deal or another state: view its counts
+            view = np.frombuffer(counts, dtype=np.uint8)
+            self._counts_view = (counts, view)
         phase = s.phase
         deciding = seat == s.current
-        if phase in (DRAW, SLAM_PHASE) and s.pending is not None:
-            idx += [3 * K + k for k in s.pending.cards]
-        if phase == SLAM_PHASE and deciding:  # the drawn card is the drawer's secret
-            idx.append(4 * K + s.drawn)
-        order = self._orders[seat]
-        known = s.known
-        for r in range(1, n):
-            cards = known[order[r]]
-            if cards:
-                base = (4 + r) * K
-                idx += [base + k for k in cards]
-        base = (4 + n) * K
-        idx += [base + k for k in s.pile]
         obs = self._template.copy()
-        obs[: self._cards_end] = np.bincount(idx, minlength=self._cards_end)
+        obs[: self._cards_end] = view[self._gather[seat][phase in (DRAW, SLAM_PHASE)]]
+        if phase == SLAM_PHASE and deciding:  # the drawn card is the drawer's secret
+            obs[self._drawn_start + s.drawn] = 1.0
+        hands = s.hands
+        n = s.num_players
+        inv_hand = self._inv_hand
+        values = [len(hands[p]) * inv_hand for p in self._orders[seat]]
         scores, alive = s.scores, s.alive
-        caller = s.caller if phase == ASAF_PHASE else None
-        obs[self._scalars_start : self._scalars_end] = (
-            [len(hands[p]) * self._inv_hand for p in order]
-            + [scores[p] * self._inv_limit for p in order]
-            + [1.0 if alive[p] else 0.0 for p in order]
-            + self._one_hot[(s.turn_player - seat) % n]
-            + (self._one_hot[(caller - seat) % n] if caller is not None else self._one_hot[n])
-            + [len(s.stock) * self._inv_deck, s.round_turns * self._inv_turns]
-            + self._phase_hot[phase if deciding else NUM_DECISION_PHASES]
-        )
+        seen_scores, seen_alive, scores_alive = self._scores_alive
+        if scores != seen_scores or alive != seen_alive:  # they change between rounds only
+            scores_alive = self._scores_alive_values(scores, alive)
+            self._scores_alive = (list(scores), list(alive), scores_alive)
+        values += scores_alive[seat]
+        caller = s.caller if phase == ASAF_PHASE and s.caller is not None else None
+        values += self._turn_caller_hot[(s.turn_player - seat) % n][n if caller is None else (caller - seat) % n]
+        values += (len(s.stock) * self._inv_deck, s.round_turns * self._inv_turns)
+        values += self._phase_hot[phase if deciding else NUM_DECISION_PHASES]
+        obs[self._scalars_start : self._scalars_end] = values
         return obs
+
+    def _scores_alive_values(self, scores: list[int], alive: list[bool]) -> list[list[float]]:
+        """The scores and alive pieces as lists, for every seat."""
+        inv_limit = self._inv_limit
+        return [
+            [scores[p] * inv_limit for p in order] + [1.0 if alive[p] else 0.0 for p in order] for order in self._orders
+        ]
 
 
 class StateLayout:
