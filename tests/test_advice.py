@@ -121,3 +121,12 @@ def test_advised_observation_helper_on_a_final_observation():
     obs = np.zeros(5, dtype=np.float32)
     out = advised(agents.make("random", seed=0), obs, np.zeros(3, dtype=np.int8))
     assert out.shape == (6,) and out[-1] == 0.0
+
+
+def test_imitation_with_advice_reports_the_teachers_departures(tmp_path):
+    args = [*TINY, "--pretrain", "greedy", "--pretrain-samples", "400", "--pretrain-epochs", "1", "--eval-every", "0"]
+    assert T.main([*args, "--output-dir", str(tmp_path), "--run-name", "distil", "--seed", "2"]) == 0
+    info = trained.read_metadata(tmp_path / "distil" / "model.zip")["pretrain"]
+    # greedy and the heuristic disagree often: those decisions are what imitation must learn
+    assert 0.05 < info["teacher_departs"] < 1.0
+    assert 0.0 <= info["held_out_departure_accuracy"] <= 1.0

@@ -621,10 +621,19 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
         "collect_seconds": round(collect_s, 1),
         "seconds": round(time.time() - t0, 1),
     }
+    departures = ""
+    if args.advice:  # what the advice alone cannot give: the teacher's departures from it
+        differs = act_buf[:n] != obs_buf[:n, -1].astype(np.int64)
+        info["teacher_departs"] = round(float(differs[keep].mean()), 4) if len(keep) else float("nan")
+        info["held_out_departure_accuracy"] = round(accuracy(test_idx[differs[test_idx]]), 4)
+        departures = (
+            f"; the teacher departs from the advice in {info['teacher_departs']:.3f} of its decisions, "
+            f"{info['held_out_departure_accuracy']:.3f} of those (held out) are copied"
+        )
     log(
         f"imitation warm start: {info['samples']:,} decisions of {args.pretrain!r} ({episodes:,} episodes), "
         f"{args.pretrain_epochs} epochs; accuracy {info['train_accuracy']:.3f} (train), "
-        f"{info['held_out_accuracy']:.3f} (held out) in {info['seconds']:.0f} s"
+        f"{info['held_out_accuracy']:.3f} (held out){departures} in {info['seconds']:.0f} s"
     )
     return info
 
