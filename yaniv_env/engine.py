@@ -64,6 +64,7 @@ from .actions import (
 )
 from .cards import JOKER, NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
 from .rules import Rules
+from .seeding import generator
 
 DISCARD, DRAW, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE, ROUND_OVER, GAME_OVER = range(7)
 PHASE_NAMES = ("discard", "draw", "slam", "asaf", "blast", "round_over", "game_over")
@@ -181,19 +182,11 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     return s
 
 
-def _rng(seed, rng) -> np.random.Generator:
-    if rng is not None:
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-        return rng
-    return np.random.default_rng(seed)
-
-
 def new_game(rules: Rules, seed: int | None = None, rng: np.random.Generator | None = None) -> State:
     """A new game, first round dealt. The first player is drawn by lots."""
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
-    s = _empty_state(rules, _rng(seed, rng))
+    s = _empty_state(rules, generator(seed, rng))
     s.first_player = int(s.rng.integers(rules.num_players))
     _deal(s)
     return s
@@ -287,7 +280,7 @@ def from_position(
     shuffled by ``seed``); ``pile``: cards out of play below the top set; ``known``: cards
     each seat is known to hold. Every card of the deck must be in exactly one place.
     """
-    s = _empty_state(rules, _rng(seed, rng))
+    s = _empty_state(rules, generator(seed, rng))
     n = rules.num_players
     if len(hands) != n:
         raise ValueError(f"hands: {len(hands)} hands given for {n} players")

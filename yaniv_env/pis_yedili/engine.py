@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
+from ..seeding import generator
 from .actions import (
     ACE,
     BIT,
@@ -199,19 +200,11 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     return s
 
 
-def _rng(seed, rng) -> np.random.Generator:
-    if rng is not None:
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-        return rng
-    return np.random.default_rng(seed)
-
-
 def new_game(rules: Rules, seed: int | None = None, rng: np.random.Generator | None = None) -> State:
     """A new game, first deal dealt. The first dealer is drawn by lots."""
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a pis_yedili Rules object, got {type(rules).__name__}")
-    s = _empty_state(rules, _rng(seed, rng))
+    s = _empty_state(rules, generator(seed, rng))
     s.dealer = int(s.rng.integers(rules.num_players))
     _deal(s)
     return s
@@ -275,7 +268,7 @@ def from_position(
 
     A position where the player must draw and cannot ends the deal at once (stock-out).
     """
-    s = _empty_state(rules, _rng(seed, rng))
+    s = _empty_state(rules, generator(seed, rng))
     n = rules.num_players
     if len(hands) != n:
         raise ValueError(f"hands: {len(hands)} hands given for {n} players")
