@@ -15,8 +15,9 @@ from pathlib import Path
 
 from .base import Policy, RandomAgent
 
-#: The trained agent shipped with the package (MaskablePPO, ``standard`` rules, 2 players);
-#: ``agents.make("ppo")`` loads it. How it was trained: README, section Training.
+#: The trained agent shipped with the package (MaskablePPO, ``standard`` rules, 2 players,
+#: advised by the heuristic: ``agents.advice``); ``agents.make("ppo")`` loads it. How it
+#: was trained: README, section Training.
 SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_standard_2p.zip"
 
 # name -> "module:factory" (imported on first use, so that `import agents` stays light)

@@ -26,6 +26,16 @@ and the periodic and final evaluations against ``pis_random`` and ``pis_heuristi
 are refused. Checkpoints record the game (:mod:`agents.trained`): a Pis Yedili model is
 refused where Yaniv is played and the reverse, and ``--resume`` keeps the run's game.
 
+Advised policies and distillation (``--advice``)
+------------------------------------------------
+``--advice heuristic`` trains a residual policy (:mod:`agents.advice`): the heuristic's
+move is appended to the learner's observation and added to the logits with a trained
+weight, so the policy starts as the heuristic and learns where to depart from it; the
+advisor is stored in the checkpoint and asked again at play time. With
+``--pretrain search`` the imitation phase then learns the search agent's departures from
+the heuristic (distillation: the network plays without searching). The recipe of the
+shipped agent and what it measured are in the README (section Training).
+
 A run directory holds::
 
     args.json                 the arguments
