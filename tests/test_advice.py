@@ -125,8 +125,15 @@ def test_advised_observation_helper_on_a_final_observation():
 
 def test_imitation_with_advice_reports_the_teachers_departures(tmp_path):
     args = [*TINY, "--pretrain", "greedy", "--pretrain-samples", "400", "--pretrain-epochs", "1", "--eval-every", "0"]
+    args += ["--pretrain-departure-weight", "3"]
     assert T.main([*args, "--output-dir", str(tmp_path), "--run-name", "distil", "--seed", "2"]) == 0
     info = trained.read_metadata(tmp_path / "distil" / "model.zip")["pretrain"]
     # greedy and the heuristic disagree often: those decisions are what imitation must learn
     assert 0.05 < info["teacher_departs"] < 1.0
     assert 0.0 <= info["held_out_departure_accuracy"] <= 1.0
+
+
+def test_departure_weight_must_be_positive(tmp_path):
+    argv = ["--advice", "heuristic", "--pretrain-departure-weight", "0", "--output-dir", str(tmp_path)]
+    with pytest.raises(T.ConfigError, match="departure-weight"):
+        T.train(*T.parse_args([*argv, "--no-progress"]))
