@@ -4,7 +4,9 @@ and Yaniv checkpoints refused in each other's game."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -126,10 +128,26 @@ def test_pis_checkpoint_is_refused_as_yaniv(model_path, run_dir, tmp_path):
         evaluate([path, "random"], num_players=3, games=2)
 
 
+def test_checkpoint_without_game_is_yaniv(tmp_path):
+    old = tmp_path / "before_games.zip"  # a Yaniv checkpoint written before the game key
+    with zipfile.ZipFile(agents.SHIPPED_MODEL) as src, zipfile.ZipFile(old, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == trained.META_NAME:
+                meta = json.loads(data)
+                del meta["game"]
+                data = json.dumps(meta).encode()
+            dst.writestr(item, data)
+    meta = trained.read_metadata(old)
+    assert "game" not in meta and meta["format_version"] == 1
+    assert agents.load(old).game.name == "yaniv"
+    with pytest.raises(ValueError, match="trained for Yaniv .* but it is used for Pis Yedili"):
+        agents.load(old, game="pis_yedili")
+
+
 def test_yaniv_checkpoint_is_refused_as_pis_yedili():
     shipped = str(agents.SHIPPED_MODEL)
-    meta = trained.read_metadata(shipped)
-    assert "game" not in meta and meta["format_version"] == 1  # written before games: Yaniv
+    assert trained.read_metadata(shipped)["game"] == "yaniv"
     assert agents.load(shipped).game.name == "yaniv"
     with pytest.raises(ValueError, match="trained for Yaniv .* but it is used for Pis Yedili"):
         agents.load(shipped, game="pis_yedili")
