@@ -137,3 +137,26 @@ def test_departure_weight_must_be_positive(tmp_path):
     argv = ["--advice", "heuristic", "--pretrain-departure-weight", "0", "--output-dir", str(tmp_path)]
     with pytest.raises(T.ConfigError, match="departure-weight"):
         T.train(*T.parse_args([*argv, "--no-progress"]))
+
+
+def test_demonstrations_are_saved_reused_and_checked(tmp_path):
+    data = tmp_path / "greedy_demos.npz"
+    args = [*TINY, "--pretrain", "greedy", "--pretrain-samples", "300", "--pretrain-epochs", "1"]
+    args += ["--pretrain-data", str(data), "--output-dir", str(tmp_path)]
+    assert T.main([*args, "--run-name", "first"]) == 0
+    first = trained.read_metadata(tmp_path / "first" / "model.zip")["pretrain"]
+    assert data.is_file() and first["source"].startswith("collected, saved")
+    assert T.main([*args, "--run-name", "second", "--seed", "9"]) == 0
+    second = trained.read_metadata(tmp_path / "second" / "model.zip")["pretrain"]
+    assert second["source"].startswith("loaded from") and second["collect_seconds"] == 0.0
+    assert (second["samples"], second["held_out"], second["teacher_departs"]) == (
+        first["samples"],
+        first["held_out"],
+        first["teacher_departs"],
+    )
+    # other settings (here the discount of the stored returns) are refused, naming them
+    with pytest.raises(T.ConfigError, match="gamma"):
+        T.train(*T.parse_args([*args, "--run-name", "third", "--gamma", "0.9"]))
+    data.write_bytes(data.read_bytes()[:100])
+    with pytest.raises(T.ConfigError, match="not a demonstration file"):
+        T.train(*T.parse_args([*args, "--run-name", "fourth"]))

@@ -74,6 +74,7 @@ import contextlib
 import csv
 import dataclasses
 import inspect
+import io
 import json
 import math
 import os
@@ -82,6 +83,7 @@ import signal
 import sys
 import time
 import typing
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,6 +167,11 @@ class Args:
     """Imitation: passes over those decisions."""
     pretrain_lr: float = 1e-3
     """Imitation: Adam learning rate."""
+    pretrain_data: str = ""
+    """Imitation: a ``.npz`` of the --pretrain agent's decisions. Loaded when it exists (it
+    must come from the same teacher, advice, rules, opponents, seat, episode, reward,
+    shaping and gamma, else the run is refused naming the difference); otherwise collected
+    and saved there, so that variants of the imitation phase skip the collection."""
     pretrain_departure_weight: float = 1.0
     """Imitation with --advice: weight in the policy loss of the decisions where the teacher
     departs from the advice (they are few: ~4% for search advised by the heuristic)."""
@@ -538,12 +545,11 @@ class Run:
         return save_checkpoint(model, path or self.checkpoint_path, self.metadata(model))
 
 
-def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> dict:
-    """Behaviour cloning warm start: the --pretrain agent plays the learner's seat in
-    training environments (same opponents, reward and shaping); the policy is fitted to
-    its moves (cross-entropy over the legal actions) and the value net to its discounted
-    returns. 5% of the episodes are held out to report the imitation accuracy."""
-    import torch
+def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
+    """The --pretrain agent plays the learner's seat in training environments (same
+    opponents, reward and shaping) for about --pretrain-samples decisions: the
+    observations, masks and moves of its finished episodes, with their discounted returns
+    and episode numbers."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     import agents
@@ -589,9 +595,103 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     for steps in open_steps:  # episodes cut by the sample budget are dropped
         finished[steps] = False
     keep = np.flatnonzero(finished)
-    held = episode_of[keep] % 20 == 0
+    return {
+        "obs": obs_buf[keep],
+        "mask": mask_buf[keep],
+        "act": act_buf[keep],
+        "ret": ret_buf[keep],
+        "episode": episode_of[keep],
+        "episodes": episodes,
+        "collect_seconds": time.time() - t0,
+    }
+
+
+def _demonstration_key(args: Args, rules) -> dict:
+    """What demonstrations depend on: a saved set is reused only when all of it matches."""
+    from agents.trained import action_fingerprint, observation_fingerprint, rules_to_dict
+
+    return {
+        "teacher": args.pretrain,
+        "advice": args.advice,
+        "game": args.game,
+        "rules": rules_to_dict(rules),
+        "observation": observation_fingerprint(rules),
+        "actions": action_fingerprint(rules),
+        "opponents": args.opponents,
+        "learner_seat": args.learner_seat,
+        "episode": args.episode,
+        "reward": args.reward,
+        "turn_limit": args.turn_limit,
+        "shaping": args.shaping,
+        "gamma": args.gamma,
+    }
+
+
+def save_demonstrations(path: Path, data: dict, key: dict) -> None:
+    """Write ``data`` (from :func:`collect_demonstrations`) and its key as one ``.npz``,
+    atomically (the masks bit-packed)."""
+    from agents.trained import atomic_write_bytes
+
+    buf = io.BytesIO()
+    np.savez_compressed(
+        buf,
+        obs=data["obs"],
+        mask=np.packbits(data["mask"], axis=1),
+        actions=np.int64(data["mask"].shape[1]),
+        act=data["act"],
+        ret=data["ret"],
+        episode=data["episode"],
+        episodes=np.int64(data["episodes"]),
+        key=np.array(json.dumps(key, sort_keys=True)),
+    )
+    atomic_write_bytes(Path(path), buf.getvalue())
+
+
+def load_demonstrations(path: Path, key: dict) -> dict:
+    """Demonstrations saved by :func:`save_demonstrations` under the same ``key``;
+    :class:`ConfigError` naming what differs, or what is wrong with the file."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            saved = json.loads(str(z["key"]))
+            data = {name: z[name] for name in ("obs", "act", "ret", "episode")}
+            data["mask"] = np.unpackbits(z["mask"], axis=1, count=int(z["actions"])).astype(bool)
+            data["episodes"] = int(z["episodes"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as e:
+        why = f"{type(e).__name__}: {e}"
+        raise ConfigError(f"--pretrain-data {str(path)!r}: not a demonstration file ({why})") from None
+    differ = sorted(k for k in set(key) | set(saved) if key.get(k) != saved.get(k))
+    if differ:
+        shown = "; ".join(f"{k}: saved {saved.get(k)!r}, this run {key.get(k)!r}" for k in differ)
+        raise ConfigError(f"--pretrain-data {str(path)!r} was collected under other settings ({shown})")
+    data["collect_seconds"] = 0.0
+    return data
+
+
+def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> dict:
+    """Behaviour cloning warm start on the --pretrain agent's decisions
+    (:func:`collect_demonstrations`, or --pretrain-data when it exists): the policy is
+    fitted to its moves (cross-entropy over the legal actions) and the value net to its
+    discounted returns. 5% of the episodes are held out to report the imitation accuracy."""
+    import torch
+
+    t0 = time.time()
+    source = "collected"
+    key = _demonstration_key(args, rules)
+    path = Path(args.pretrain_data) if args.pretrain_data else None
+    if path is not None and path.is_file():
+        data = load_demonstrations(path, key)
+        source = f"loaded from {path}"
+    else:
+        data = collect_demonstrations(args, rules, mix, seed)
+        if path is not None:
+            save_demonstrations(path, data, key)
+            source = f"collected, saved to {path}"
+    obs_buf, mask_buf, act_buf, ret_buf = data["obs"], data["mask"], data["act"], data["ret"]
+    episodes = data["episodes"]
+    keep = np.arange(len(act_buf))
+    held = data["episode"] % 20 == 0
     train_idx, test_idx = keep[~held], keep[held]
-    collect_s = time.time() - t0
+    collect_s = data["collect_seconds"]
 
     policy = model.policy
     policy.set_training_mode(True)
@@ -639,11 +739,12 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
         "held_out_accuracy": round(accuracy(test_idx), 4),
         "collect_seconds": round(collect_s, 1),
         "seconds": round(time.time() - t0, 1),
+        "source": source,
     }
     departures = ""
     if args.advice:  # what the advice alone cannot give: the teacher's departures from it
-        differs = act_buf[:n] != obs_buf[:n, -1].astype(np.int64)
-        info["teacher_departs"] = round(float(differs[keep].mean()), 4) if len(keep) else float("nan")
+        differs = act_buf != obs_buf[:, -1].astype(np.int64)
+        info["teacher_departs"] = round(float(differs.mean()), 4) if len(differs) else float("nan")
         info["held_out_departure_accuracy"] = round(accuracy(test_idx[differs[test_idx]]), 4)
         departures = (
             f"; the teacher departs from the advice in {info['teacher_departs']:.3f} of its decisions, "
@@ -652,7 +753,7 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     log(
         f"imitation warm start: {info['samples']:,} decisions of {args.pretrain!r} ({episodes:,} episodes), "
         f"{args.pretrain_epochs} epochs; accuracy {info['train_accuracy']:.3f} (train), "
-        f"{info['held_out_accuracy']:.3f} (held out){departures} in {info['seconds']:.0f} s"
+        f"{info['held_out_accuracy']:.3f} (held out){departures} in {info['seconds']:.0f} s ({source})"
     )
     return info
 
