@@ -7,6 +7,7 @@ import pytest
 import agents
 import yaniv_env
 from agents.trained import export_for_play, read_metadata
+from training.evaluate import evaluate
 
 
 def test_shipped_model_is_small_and_described():
@@ -51,3 +52,12 @@ def test_export_for_play_keeps_the_policy(tmp_path):
         obs = env.observe(env.agent_selection)
         assert a.act(obs["observation"], obs["action_mask"]) == b.act(obs["observation"], obs["action_mask"])
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.slow
+def test_shipped_agent_beats_heuristic():
+    """The README's measurement (2,000 duplicate games, seed 4001): the lower bound of
+    the game win rate's 95% interval is above 55%."""
+    result = evaluate([str(agents.SHIPPED_MODEL), "heuristic"], games=2000, seed=4001, workers=2)
+    rate = result.stats[result.labels[0]].metrics["game_win_rate"]
+    assert rate.low > 0.55, (rate.value, rate.low, rate.high)
