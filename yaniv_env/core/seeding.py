@@ -1,0 +1,109 @@
+"""Seeding: one generator per game, and the counter-based streams that every draw uses.
+
+A game is seeded once. ``new_game(rules, seed=...)`` (or the environment's
+``reset(seed=...)``) makes one ``numpy.random.Generator``, and that generator draws the
+game's 63-bit *key* (:func:`game_key`). Every random choice of the game is then a pure
+function of the key and of *where* it is made, never of what the players did before:
+
+========================  ====================================  ==========================
+draw                      stream                                index
+========================  ====================================  ==========================
+the deal of round ``r``   ``DEAL``                              0
+lots of round ``r``       ``LOTS`` (first player, tied winners) 0
+stock reshuffles          ``RESHUFFLE``                         the reshuffle's number in
+                                                                the round (0, 1, ...)
+========================  ====================================  ==========================
+
+so that two games with the same key deal the same cards to the same seats in every round
+(the duplicate format holds for the whole game), and a reshuffle in one game does not
+shift the next round's deal.
+
+A stream is SplitMix64 (Steele, Lea and Flood, *Fast splittable pseudorandom number
+generators*, OOPSLA 2014) over a key made by hashing the game key with the round, the
+stream and the index. Its words are counter-based (word ``i`` is ``mix64(key + (i + 1) *
+GOLDEN)``), so a shuffle takes its words in one vectorised step. A word becomes a number
+below ``n`` by the multiply-shift of its high 32 bits (bias below ``n / 2**32``).
+
+The functions use only integer arithmetic on Python ints and ``uint64`` arrays, so the
+batched engine compiles the same formulas and deals exactly the same cards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15  # 2**64 / golden ratio, SplitMix64's increment
+
+#: Stream numbers (see the table above).
+DEAL, LOTS, RESHUFFLE = 0, 1, 2
+
+
+def generator(seed: int | None = None, rng: np.random.Generator | None = None) -> np.random.Generator:
+    """``rng`` itself when given (so a caller's stream is shared, never copied), else a new
+    generator seeded with ``seed``; anything else than a ``numpy.random.Generator`` is a
+    ``ValueError``."""
+    if rng is not None:
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        return rng
+    return np.random.default_rng(seed)
+
+
+def game_key(rng: np.random.Generator) -> int:
+    """A game's key, drawn from its generator (one draw)."""
+    return int(rng.integers(1 << 63))
+
+
+def mix64(z: int) -> int:
+    """SplitMix64's output function: a bijection of 64-bit words that mixes every bit."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def stream_key(key: int, round_index: int, stream: int, index: int = 0) -> int:
+    """The key of one stream of a game: the game key hashed with the round, the stream
+    and the index, one SplitMix64 step each."""
+    z = mix64((key + GOLDEN * (round_index + 1)) & MASK64)
+    z = mix64((z + GOLDEN * (stream + 1)) & MASK64)
+    return mix64((z + GOLDEN * (index + 1)) & MASK64)
+
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(GOLDEN)
+
+
+def words(key: int, count: int) -> np.ndarray:
+    """The first ``count`` 64-bit words of the stream with key ``key`` (``uint64``)."""
+    z = np.uint64(key) + _GOLDEN * np.arange(1, count + 1, dtype=np.uint64)  # wraps mod 2**64
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def below(word, n):
+    """A number in ``[0, n)`` from a 64-bit word (``n`` < 2**32): ``(high32 · n) >> 32``.
+    Works on ints and on ``uint64`` arrays alike."""
+    return ((word >> 32) * n) >> 32
+
+
+def shuffled(cards: list[int], key: int) -> list[int]:
+    """``cards`` in the order of a Fisher–Yates shuffle driven by the stream ``key``: for
+    ``i`` from the last position down to 1, swap position ``i`` with ``below(w, i + 1)``,
+    ``w`` the stream's next word."""
+    out = list(cards)
+    m = len(out)
+    if m < 2:
+        return out
+    sizes = np.arange(m, 1, -1, dtype=np.uint64)  # i + 1 for i = m-1 .. 1
+    picks = below(words(key, m - 1), sizes).tolist()
+    for i, j in zip(range(m - 1, 0, -1), picks, strict=True):
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def lot(n: int, key: int) -> int:
+    """A number in ``[0, n)`` drawn by the stream ``key`` (its first word)."""
+    return below(mix64((key + GOLDEN) & MASK64), n)
