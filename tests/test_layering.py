@@ -1,0 +1,78 @@
+"""The packages depend one way: ``training`` → ``agents`` → ``yaniv_env`` (and
+``yaniv_env.core`` below the games). Each module is imported in a fresh interpreter and
+the packages it pulled in are compared with the ones it may use."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: What a package's modules must never import (directly or through others).
+FORBIDDEN = {"yaniv_env": ("agents", "training"), "agents": ("training",)}
+
+
+def _modules(package: str) -> list[str]:
+    names = [package]
+    for info in pkgutil.walk_packages([str(ROOT / package.replace(".", "/"))], prefix=package + "."):
+        names.append(info.name)
+    return sorted(names)
+
+
+_PROBE = """
+import importlib, json, sys
+importlib.import_module(sys.argv[1])
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def _top_level_imports(module: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", _PROBE, module], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert out.returncode == 0, f"importing {module} failed:\n{out.stderr}"
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _all_modules() -> list[str]:
+    # __main__ modules run code when imported
+    return [m for p in FORBIDDEN for m in _modules(p) if not m.endswith("__main__")]
+
+
+def test_every_package_module_is_probed():
+    mods = _all_modules()
+    assert "yaniv_env.gym_env" in mods and "yaniv_env.core.policies" in mods and "agents.search" in mods
+
+
+@pytest.mark.parametrize("module", _all_modules())
+def test_no_upward_import(module):
+    package = module.split(".")[0]
+    upward = _top_level_imports(module) & set(FORBIDDEN[package])
+    assert not upward, f"{module} imports {', '.join(sorted(upward))}, a layer above {package}"
+
+
+def _imported_packages(path: Path) -> set[str]:
+    """Top-level packages a source file imports anywhere (functions included)."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_no_upward_import_anywhere_in_the_source(package):
+    # Imports inside functions escape the import probe above; the source shows them.
+    bad = {
+        str(path.relative_to(ROOT)): sorted(_imported_packages(path) & set(FORBIDDEN[package]))
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+    bad = {path: names for path, names in bad.items() if names}
+    assert not bad, f"upward imports: {bad}"
