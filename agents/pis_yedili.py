@@ -35,7 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from yaniv_env.cards import RANK, SUIT
+from yaniv_env.core.cards import RANK, SUIT
 from yaniv_env.pis_yedili import Rules, get_rules
 from yaniv_env.pis_yedili.actions import DRAW, DRAW_PENALTY, JACK_BASE, PASS, card_of
 from yaniv_env.pis_yedili.engine import ACE_PHASE, OPENING, SEVEN_PHASE

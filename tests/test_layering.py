@@ -76,3 +76,40 @@ def test_no_upward_import_anywhere_in_the_source(package):
     }
     bad = {path: names for path, names in bad.items() if names}
     assert not bad, f"upward imports: {bad}"
+
+
+def _relative_imports(path: Path) -> set[tuple[int, str]]:
+    """``(level, module)`` of a source file's relative imports, and ``(0, module)`` of its
+    absolute ``yaniv_env`` imports."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("yaniv_env")):
+            found.add((node.level, node.module or ""))
+        elif isinstance(node, ast.Import):
+            found |= {(0, a.name) for a in node.names if a.name.startswith("yaniv_env")}
+    return found
+
+
+def test_pis_yedili_uses_only_the_core_and_itself():
+    bad = {}
+    for path in sorted((ROOT / "yaniv_env" / "pis_yedili").rglob("*.py")):
+        names = [
+            m
+            for level, m in _relative_imports(path)
+            if (level == 2 and not m.startswith("core"))
+            or (level == 0 and not m.startswith(("yaniv_env.core", "yaniv_env.pis_yedili")))
+        ]
+        if names:
+            bad[path.name] = names
+    assert not bad, f"Pis Yedili imports Yaniv's modules: {bad}"
+
+
+def test_core_knows_no_game():
+    bad = {}
+    for path in sorted((ROOT / "yaniv_env" / "core").rglob("*.py")):
+        names = [m for level, m in _relative_imports(path) if level >= 2 or (level == 0 and ".core" not in m)]
+        if names:
+            bad[path.name] = names
+    assert not bad, f"the core imports game modules: {bad}"

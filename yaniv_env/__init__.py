@@ -6,6 +6,7 @@ PettingZoo and Gymnasium layers are imported on first use of ``env``/``raw_env``
 
 from __future__ import annotations
 
+from . import games as _games  # registers the package's games
 from .rules import PRESET_SOURCES, PRESETS, Rules, get_rules
 
 __version__ = "0.1.0"
@@ -14,16 +15,16 @@ __all__ = ["PRESETS", "PRESET_SOURCES", "Rules", "get_rules", "env", "raw_env", 
 
 
 def _register() -> None:
+    """Register every game's environments with Gymnasium (the single-agent wrapper) and
+    PettingZoo's AEC registry (``env()``); idempotent."""
     import gymnasium
     from pettingzoo.env_registry.registration import aec_registry, register
 
-    if "yaniv_env/Yaniv-v0" not in gymnasium.registry:
-        gymnasium.register(id="yaniv_env/Yaniv-v0", entry_point="yaniv_env.gym_env:YanivGymEnv")
-    if "yaniv_env/Yaniv-v0" not in aec_registry:
-        register("aec", "yaniv_env/Yaniv-v0", entry_point="yaniv_env.yaniv_aec:env")
-    from .pis_yedili import register_envs as register_pis_yedili
-
-    register_pis_yedili()
+    for game in _games.GAMES.values():
+        if game.env_id not in gymnasium.registry:
+            gymnasium.register(id=game.env_id, entry_point=game.gym_entry_point)
+        if game.env_id not in aec_registry:
+            register("aec", game.env_id, entry_point=f"{game.aec_module}:env")
 
 
 _register()

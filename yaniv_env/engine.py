@@ -63,8 +63,8 @@ from .actions import (
     action_table,
 )
 from .cards import JOKER, NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
-from .rules import Rules
 from .core.seeding import generator
+from .rules import Rules
 
 DISCARD, DRAW, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE, ROUND_OVER, GAME_OVER = range(7)
 PHASE_NAMES = ("discard", "draw", "slam", "asaf", "blast", "round_over", "game_over")

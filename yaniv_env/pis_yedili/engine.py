@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
+from ..core.cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
 from ..core.seeding import generator
 from .actions import (
     ACE,

@@ -3,7 +3,7 @@
 Seats in every per-player piece are relative and go clockwise: index 0 is the observer,
 1 the seat to its left (``seat + 1``), and so on, whatever the direction of play (the
 ``direction`` piece says which neighbour plays next). Card pieces are 0/1 vectors over the
-52 card kinds (``yaniv_env.cards``: ``kind = suit * 13 + rank``, rank 0 = Ace; no jokers).
+52 card kinds (``yaniv_env.core.cards``: ``kind = suit * 13 + rank``, rank 0 = Ace; no jokers).
 
 Index table (``n`` players; ``PisObservationLayout(rules).table()`` prints the offsets):
 
@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import NUM_RANKS, NUM_SUITS
-from ..observation import PieceLayout, one_hot_rows
+from ..core.cards import NUM_RANKS, NUM_SUITS, RANK
+from ..core.layout import PieceLayout, one_hot_rows
 from .engine import NUM_DECISION_PHASES, State
 from .rules import DECK_SIZE, Rules
 
@@ -71,6 +71,12 @@ def rules_vector(rules: Rules) -> np.ndarray:
         rules.hand_size / 7,
     ]
     return np.array(v, dtype=np.float32)
+
+
+def card_values(rules: Rules) -> np.ndarray:
+    """Points of each card kind of the ``hand`` piece (float64): the penalty points of its
+    rank (``rules.rank_values``)."""
+    return np.asarray([rules.rank_values[RANK[k]] for k in range(K)], dtype=np.float64)
 
 
 def max_score(rules: Rules) -> int:
@@ -178,6 +184,7 @@ class PisStateLayout:
 
 __all__ = [
     "PisObservationLayout",
+    "card_values",
     "PisStateLayout",
     "RULES_VECTOR_SIZE",
     "SCORE_SCALE",

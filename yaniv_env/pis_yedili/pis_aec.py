@@ -118,8 +118,8 @@ from __future__ import annotations
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..cards import SUIT_SYMBOLS, card_name, cards_name
-from ..yaniv_aec import CardGameEnv, place_reward, wrap
+from ..core.aec import CardGameEnv, place_reward, wrap
+from ..core.cards import SUIT_SYMBOLS, card_name, cards_name
 from . import engine
 from .engine import DEAL_OVER, GAME_OVER, PHASE_NAMES, State, hand_value
 from .observation import SCORE_SCALE, PisObservationLayout, PisStateLayout
