@@ -94,20 +94,13 @@ class PisHeuristicAgent:
     # -- reading the observation -----------------------------------------------------------
     def _read(self, obs: np.ndarray) -> dict:
         n = self.num_players or players_from_size(obs.size)
-        lay = _layout(self.rules, n)
-        pc = lay.pieces
-        hs = self.rules.hand_size
-
-        def piece(name: str) -> np.ndarray:
-            return obs[pc[name].slice]
-
-        sizes = [int(round(x * hs)) for x in piece("hand_sizes")]
-        clockwise = piece("direction")[0] > 0.5
+        view = _layout(self.rules, n).decode(obs)
+        clockwise = view.clockwise
         return {
             "n": n,
-            "hand": np.flatnonzero(piece("hand")).tolist(),
-            "phase": int(np.argmax(piece("phase"))),
-            "sizes": sizes,
+            "hand": list(view.hand),
+            "phase": view.phase,
+            "sizes": list(view.hand_sizes),
             "next": 1 % n if clockwise else n - 1,
             "prev": n - 1 if clockwise else 1 % n,
             "after_next": 2 % n if clockwise else (n - 2) % n,

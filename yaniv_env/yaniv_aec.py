@@ -169,11 +169,9 @@ class raw_env(CardGameEnv):
         episode_over = game_over or self.episode == "round"
         if scheme in ("outcome", "score_outcome"):
             if self.episode == "round":
-                seats = [p for p in live if rr.hand_totals[p] is not None]
-                points = {p: rr.points[p] for p in seats}
-                for p in seats:
-                    place = sum(1 for q in seats if points[q] < points[p])
-                    self.rewards[agents[p]] += place_reward(place, len(seats))
+                result = engine.outcome(g)
+                for p in result.played:
+                    self.rewards[agents[p]] += place_reward(result.places[p], len(result.played))
             else:
                 places = engine.ranking(g)
                 ending = live if game_over else rr.eliminated

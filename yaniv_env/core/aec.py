@@ -1,10 +1,10 @@
 """The PettingZoo AEC base every game's environment builds on: the arguments and their
 checks, the spaces, ``reset``, ``step``, ``render``, the action helpers, PettingZoo's
-standard wrappers (:func:`wrap`), places and the outcome reward."""
+standard wrappers (:func:`wrap`) and the outcome reward."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -13,12 +13,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .rules import RulesBase
-
-
-def places(values: Sequence) -> list[int]:
-    """Each seat's place (0 = first) when lower ``values`` rank first, ties sharing the
-    better place: ``[3, 1, 3] -> [1, 0, 1]``. Values may be tuples (sort keys)."""
-    return [sum(1 for q in values if q < v) for v in values]
 
 
 def place_reward(place: int, players: int) -> float:
@@ -212,4 +206,4 @@ class CardGameEnv(AECEnv):
         raise NotImplementedError
 
 
-__all__ = ["CardGameEnv", "FastDiscrete", "place_reward", "places", "wrap"]
+__all__ = ["CardGameEnv", "FastDiscrete", "place_reward", "wrap"]

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -76,6 +75,8 @@ def load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
+    from importlib.metadata import entry_points  # not at import: it costs more than the registry
+
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         ep.load()
 
