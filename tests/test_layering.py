@@ -15,6 +15,26 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: What a package's modules must never import (directly or through others).
 FORBIDDEN = {"yaniv_env": ("agents", "training"), "agents": ("training",)}
+RL_LIBRARIES = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib")
+#: Modules that make no environment: the rules cores, the observations, the light core.
+LIGHT = [
+    "yaniv_env",
+    "yaniv_env.engine",
+    "yaniv_env.observation",
+    "yaniv_env.games",
+    "yaniv_env.pis_yedili",
+    "yaniv_env.pis_yedili.engine",
+    "yaniv_env.pis_yedili.observation",
+    "yaniv_env.core",
+    "yaniv_env.core.cards",
+    "yaniv_env.core.game",
+    "yaniv_env.core.imports",
+    "yaniv_env.core.layout",
+    "yaniv_env.core.outcome",
+    "yaniv_env.core.policies",
+    "yaniv_env.core.rules",
+    "yaniv_env.core.seeding",
+]
 
 
 def _modules(package: str) -> list[str]:
@@ -113,3 +133,40 @@ def test_core_knows_no_game():
         if names:
             bad[path.name] = names
     assert not bad, f"the core imports game modules: {bad}"
+
+
+@pytest.mark.parametrize("module", LIGHT)
+def test_rules_cores_import_no_rl_library(module):
+    heavy = _top_level_imports(module) & set(RL_LIBRARIES)
+    assert not heavy, f"{module} imports {', '.join(sorted(heavy))}"
+
+
+@pytest.mark.parametrize("first", ["yaniv_env", "gymnasium", "pettingzoo"])
+def test_environments_are_registered_whatever_is_imported_first(first):
+    # yaniv_env registers its games when Gymnasium and PettingZoo are imported, or at once
+    order = [first] + [m for m in ("yaniv_env", "gymnasium", "pettingzoo") if m != first]
+    code = "; ".join(f"import {m}" for m in order) + (
+        "; from pettingzoo.env_registry.registration import aec_registry"
+        "; from yaniv_env.games import GAMES"
+        "; ids = [g.env_id for g in GAMES.values()]"
+        "; assert all(i in gymnasium.registry and i in aec_registry for i in ids), ids"
+        "; env = gymnasium.make('yaniv_env/PisYedili-v0', num_players=3); env.reset(seed=0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert out.returncode == 0, out.stderr
+
+
+def test_when_imported_runs_hooks_once_after_the_import():
+    code = (
+        "import sys; from yaniv_env.core.imports import when_imported; seen = []"
+        "; when_imported('json', lambda m: seen.append(m.__name__))"
+        "; when_imported('json', lambda m: seen.append(m.dumps([1])))"
+        "; assert seen == [], seen; import json; import json"
+        "; assert seen == ['json', '[1]'], seen; assert json.__spec__.loader is json.__loader__"
+        "; when_imported('json', lambda m: seen.append('now')); assert seen[-1] == 'now'"
+        "; when_imported('no_such_module_xyz', seen.append)"
+        "\ntry:\n    import no_such_module_xyz\nexcept ImportError:\n    pass"
+        "\nassert seen[-1] == 'now'"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert out.returncode == 0, out.stderr

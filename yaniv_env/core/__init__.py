@@ -11,6 +11,8 @@ module          what it holds
 ``game``        :class:`Game` descriptions and the game registry (``register_game``)
 ``policies``    the policy registry (opponents by name; ``agents`` fills it)
 ``seeding``     the counter-based random streams of a game
+``outcome``     places (ties share the better place) and a round's :class:`Outcome`
+``imports``     ``when_imported``: run a hook when a library is imported (registration)
 ``aec``         :class:`CardGameEnv`, the PettingZoo AEC base (``wrap``, places, rewards)
 ``gym``         :class:`CardGameGymEnv`, the single-agent Gymnasium wrapper base
 ==============  ===========================================================================
