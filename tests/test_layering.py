@@ -152,8 +152,7 @@ def test_environments_are_registered_whatever_is_imported_first(first):
         "; assert all(i in gymnasium.registry and i in aec_registry for i in ids), ids"
         "; env = gymnasium.make('yaniv_env/PisYedili-v0', num_players=3); env.reset(seed=0)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
-    assert out.returncode == 0, out.stderr
+    _run(code)
 
 
 def test_when_imported_runs_hooks_once_after_the_import():
@@ -168,5 +167,10 @@ def test_when_imported_runs_hooks_once_after_the_import():
         "\ntry:\n    import no_such_module_xyz\nexcept ImportError:\n    pass"
         "\nassert seen[-1] == 'now'"
     )
+    _run(code)
+
+
+def _run(code: str) -> None:
+    """Run ``code`` in a fresh interpreter; fail with its error output."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert out.returncode == 0, out.stderr

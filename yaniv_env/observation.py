@@ -240,13 +240,8 @@ class ObservationLayout(PieceLayout):
     def decode(self, obs: np.ndarray, view: type[ObservationView] = ObservationView, **extra) -> ObservationView:
         """What the observation vector ``obs`` says (the inverse of :meth:`build`); ``view``
         and ``extra``: a subclass of :class:`ObservationView` to build, with its own fields."""
-        obs = np.asarray(obs, dtype=np.float32)
-        if obs.shape != (self.size,):
-            raise ValueError(
-                f"observation of shape {obs.shape} does not match the {self.rules.name!r} rules with "
-                f"{self.rules.num_players} players (length {self.size})"
-            )
         rules = self.rules
+        obs = self.checked(obs, f"the {rules.name!r} rules with {rules.num_players} players")
         K = NUM_KINDS
         counts = np.rint(obs[: self._cards_end]).astype(np.int64).reshape(-1, K)
         rows = {name: i for i, name in enumerate(("hand", "takeable", "top", "pending", "drawn"))}

@@ -47,6 +47,14 @@ class PieceLayout:
         rows += [f"{p.name:<16}{p.start:>6}{p.size:>6}" for p in self.pieces.values()]
         return "\n".join(rows)
 
+    def checked(self, obs: np.ndarray, what: str) -> np.ndarray:
+        """``obs`` as a float32 vector of this layout's size; ``ValueError`` naming ``what``
+        (the rules and player count) otherwise."""
+        obs = np.asarray(obs, dtype=np.float32)
+        if obs.shape != (self.size,):
+            raise ValueError(f"observation of shape {obs.shape} does not match {what} (length {self.size})")
+        return obs
+
     def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """The named pieces of an observation (views, no copy)."""
         return {name: obs[p.slice] for name, p in self.pieces.items()}

@@ -197,13 +197,8 @@ class PisObservationLayout(PieceLayout):
 
     def decode(self, obs: np.ndarray) -> PisObservationView:
         """What the observation vector ``obs`` says (the inverse of :meth:`build`)."""
-        obs = np.asarray(obs, dtype=np.float32)
-        if obs.shape != (self.size,):
-            raise ValueError(
-                f"observation of shape {obs.shape} does not match the Pis Yedili {self.rules.name!r} rules with "
-                f"{self.num_players} players (length {self.size})"
-            )
         rules = self.rules
+        obs = self.checked(obs, f"the Pis Yedili {rules.name!r} rules with {self.num_players} players")
 
         def piece(name: str) -> np.ndarray:
             return obs[self.pieces[name].slice]
