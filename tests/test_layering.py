@@ -170,6 +170,16 @@ def test_when_imported_runs_hooks_once_after_the_import():
     _run(code)
 
 
+def test_policy_names_come_from_the_announced_packages():
+    # the registry imports agents (announced by its entry point) only when a name is asked for
+    _run(
+        "import sys; from yaniv_env.core.policies import make_policy, policy_names"
+        "; assert 'agents' not in sys.modules"
+        "; assert make_policy('heuristic', seed=0, rules='standard').act is not None"
+        "; assert 'agents' in sys.modules and {'random', 'greedy', 'pis_random'} <= set(policy_names())"
+    )
+
+
 def _run(code: str) -> None:
     """Run ``code`` in a fresh interpreter; fail with its error output."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
