@@ -5,13 +5,20 @@
 :class:`agents.base.Policy` (``act(observation, action_mask) -> int``) and uses only the
 observation and the public helpers of ``yaniv_env`` (``ObservationLayout``,
 ``action_table``), never engine internals.
+
+The registry is the environment's policy registry (:mod:`yaniv_env.core.policies`):
+importing this package registers its agents there, so the Gymnasium wrappers and
+``yaniv play`` take these names (``opponents=["heuristic"]``) without importing
+``agents`` themselves. The package announces itself to them through the
+``yaniv_env.policies`` entry point (``pyproject.toml``).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
+
+from yaniv_env.core.policies import make_policy, policy_names, register_policy, register_policy_loader
 
 from .base import Policy, RandomAgent
 
@@ -20,45 +27,6 @@ from .base import Policy, RandomAgent
 #: was trained: README, section Training.
 SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_standard_2p.zip"
 
-# name -> "module:factory" (imported on first use, so that `import agents` stays light)
-_REGISTRY: dict[str, Callable[..., Policy] | str] = {
-    "random": RandomAgent,
-    "greedy": "agents.greedy:GreedyAgent",
-    "heuristic": "agents.heuristic:HeuristicAgent",
-    "search": "agents.search:SearchAgent",
-    "ppo": lambda seed=None, **options: load(SHIPPED_MODEL, seed=seed, **options),
-    "pis_random": "agents.pis_yedili:PisRandomAgent",
-    "pis_heuristic": "agents.pis_yedili:PisHeuristicAgent",
-}
-
-
-def register(name: str, factory: Callable[..., Policy] | str) -> None:
-    """Add an agent factory (or a ``"module:attr"`` string) under ``name``."""
-    _REGISTRY[name] = factory
-
-
-def names() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def _factory(name: str) -> Callable[..., Policy]:
-    factory = _REGISTRY[name]
-    if isinstance(factory, str):
-        module, attr = factory.split(":")
-        factory = getattr(importlib.import_module(module), attr)
-        _REGISTRY[name] = factory
-    return factory
-
-
-def make(name: str, seed: int | None = None, **options) -> Policy:
-    """A new agent by name, with its own generator seeded by ``seed``. A name that is a
-    path to a saved model (``.zip``) loads it, as :func:`load` does."""
-    if name not in _REGISTRY:
-        if name.endswith(".zip"):
-            return load(name, seed=seed, **options)
-        raise ValueError(f"unknown agent {name!r}; agents: {', '.join(names())} (or a path to a .zip model)")
-    return _factory(name)(seed=seed, **options)
-
 
 def load(path: str, seed: int | None = None, **options) -> Policy:
     """A trained model (a checkpoint written by ``yaniv train``) as an agent."""
@@ -66,5 +34,35 @@ def load(path: str, seed: int | None = None, **options) -> Policy:
 
     return _load(path, seed=seed, **options)
 
+
+def register(name: str, factory: Callable[..., Policy] | str) -> None:
+    """Add an agent factory (or a ``"module:attr"`` string) under ``name``."""
+    register_policy(name, factory)
+
+
+def names() -> list[str]:
+    """Every registered agent name, sorted."""
+    return policy_names()
+
+
+def make(name: str, seed: int | None = None, **options) -> Policy:
+    """A new agent by name, with its own generator seeded by ``seed``. A name that is a
+    path to a saved model (``.zip``) loads it, as :func:`load` does."""
+    return make_policy(name, seed=seed, **options)
+
+
+# name -> factory or "module:factory" (imported on first use, so that `import agents` stays light)
+for _name, _factory in {
+    "random": RandomAgent,
+    "greedy": "agents.greedy:GreedyAgent",
+    "heuristic": "agents.heuristic:HeuristicAgent",
+    "search": "agents.search:SearchAgent",
+    "ppo": lambda seed=None, **options: load(SHIPPED_MODEL, seed=seed, **options),
+    "pis_random": "agents.pis_yedili:PisRandomAgent",
+    "pis_heuristic": "agents.pis_yedili:PisHeuristicAgent",
+}.items():
+    register_policy(_name, _factory)
+del _name, _factory
+register_policy_loader(".zip", load)
 
 __all__ = ["Policy", "RandomAgent", "SHIPPED_MODEL", "make", "load", "names", "register"]

@@ -1,22 +1,13 @@
-"""The policy protocol every agent follows."""
+"""The policy protocol every agent follows (:class:`yaniv_env.core.policies.Policy`), and
+the uniform random agent."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
 import numpy as np
 
+from yaniv_env.core.policies import Policy
 
-@runtime_checkable
-class Policy(Protocol):
-    """An agent: picks a legal action from an observation vector and its action mask.
-
-    ``observation`` is the flat vector of :mod:`yaniv_env.observation` (from the acting
-    seat); ``action_mask`` is the int8 legal-action mask. ``reset(seed)`` reseeds the
-    agent's own generator (optional).
-    """
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+__all__ = ["Policy", "RandomAgent"]
 
 
 class RandomAgent:

@@ -35,7 +35,7 @@ from yaniv_env.actions import (
     action_table,
 )
 from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE, standard_deck
-from yaniv_env.observation import ObservationLayout
+from yaniv_env.observation import ObservationLayout, ObservationView
 
 __all__ = [
     "AgentBase",
@@ -69,15 +69,9 @@ __all__ = [
 PHASES = ("discard", "draw", "slam", "asaf", "blast")
 DISCARD_PHASE, DRAW_PHASE, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE = range(5)
 
-_KINDS = np.arange(NUM_KINDS)
 
-
-def num_players_from_obs(size: int) -> int:
-    """The player count of an observation vector of length ``size`` (``58·n + 294``)."""
-    n, rem = divmod(size - 294, 58)
-    if rem or n < 2:
-        raise ValueError(f"an observation of length {size} matches no player count (58·n + 294)")
-    return n
+#: The player count of an observation vector of length ``size`` (``58·n + 294``).
+num_players_from_obs = ObservationLayout.players_from_size
 
 
 class Context:
@@ -196,30 +190,14 @@ def context(rules: Rules) -> Context:
     return Context(rules)
 
 
-@dataclass
-class Info:
-    """Public information from the acting seat (relative seats: 0 = me, 1 = next, ...)."""
+@dataclass(frozen=True)
+class Info(ObservationView):
+    """Public information from the acting seat (relative seats: 0 = me, 1 = next, ...): the
+    observation's fields (:class:`yaniv_env.observation.ObservationView`: ``phase``, 0
+    discard, 1 draw, 2 slam, 3 asaf, 4 blast, see :data:`PHASES`; ``hand``; ``known``...),
+    the rules' tables and the legal actions."""
 
     ctx: Context
-    phase: int
-    """0 discard, 1 draw, 2 slam, 3 asaf, 4 blast (see :data:`PHASES`)."""
-    hand: list[int]
-    takeable: list[int]
-    """Cards I may take (or, before discarding, will be able to take) from the previous discard."""
-    top: list[int]
-    pending: list[int]
-    """The set I just laid (draw phase)."""
-    drawn: int | None
-    known: list[list[int]]
-    """``known[r]``: cards seat ``r`` is known to hold (``known[0]`` is empty: not observed)."""
-    out_of_play: list[int]
-    hand_sizes: list[int]
-    scores: list[int]
-    alive: list[bool]
-    turn_player: int
-    caller: int | None
-    stock_size: int
-    round_turns: int
     legal: list[int]
 
     @property
@@ -235,13 +213,6 @@ class Info:
         return [r for r in range(1, self.ctx.n) if self.alive[r]]
 
 
-def _cards(counts: np.ndarray) -> list[int]:
-    c = np.rint(counts).astype(np.int64)
-    if c.max(initial=0) <= 0:
-        return []
-    return np.repeat(_KINDS, np.maximum(c, 0)).tolist()
-
-
 def legal_list(action_mask: np.ndarray) -> list[int]:
     """The legal action ids of a mask, sorted."""
     legal = np.flatnonzero(np.asarray(action_mask)).tolist()
@@ -251,63 +222,14 @@ def legal_list(action_mask: np.ndarray) -> list[int]:
 
 
 def decode(ctx: Context, observation: np.ndarray, action_mask: np.ndarray) -> Info:
-    """The :class:`Info` of an observation vector (and its mask) under ``ctx``'s rules."""
-    obs = np.asarray(observation, dtype=np.float32)
-    if obs.shape[0] != ctx.layout.size:
-        raise ValueError(
-            f"observation of length {obs.shape[0]} does not match the {ctx.rules.name!r} rules with "
-            f"{ctx.n} players (length {ctx.layout.size})"
-        )
+    """The :class:`Info` of an observation vector (and its mask) under ``ctx``'s rules
+    (the layout's :meth:`~yaniv_env.observation.ObservationLayout.decode`)."""
     if len(action_mask) != ctx.table.num_actions:
         raise ValueError(
             f"action mask of length {len(action_mask)} does not match the {ctx.rules.name!r} rules with "
             f"{ctx.n} players ({ctx.table.num_actions} actions)"
         )
-    p = ctx.layout.pieces
-    n = ctx.n
-    rules = ctx.rules
-    card_end = p["out_of_play"].start + NUM_KINDS
-    cards = obs[:card_end]
-    K = NUM_KINDS
-
-    def block(name: str) -> list[int]:
-        s = p[name].start
-        return _cards(cards[s : s + K])
-
-    known = [[]] + [_cards(cards[p["known"].start + (r - 1) * K : p["known"].start + r * K]) for r in range(1, n)]
-    drawn_cards = block("drawn")
-
-    def scal(name: str) -> np.ndarray:
-        return obs[p[name].slice]
-
-    hand_sizes = [int(round(x * rules.hand_size)) for x in scal("hand_sizes")]
-    scores = [int(round(x * rules.score_limit)) for x in scal("scores")]
-    alive = [bool(x > 0.5) for x in scal("alive")]
-    turn = int(np.argmax(scal("turn_player")))
-    caller_vec = scal("caller")
-    caller = int(np.argmax(caller_vec)) if caller_vec.max() > 0.5 else None
-    stock_size = int(round(float(scal("stock")[0]) * rules.deck_size))
-    round_turns = int(round(float(scal("round_progress")[0]) * rules.turn_limit))
-    phase = int(np.argmax(scal("phase")))
-    return Info(
-        ctx=ctx,
-        phase=phase,
-        hand=block("hand"),
-        takeable=block("takeable"),
-        top=block("top"),
-        pending=block("pending"),
-        drawn=drawn_cards[0] if drawn_cards else None,
-        known=known,
-        out_of_play=block("out_of_play"),
-        hand_sizes=hand_sizes,
-        scores=scores,
-        alive=alive,
-        turn_player=turn,
-        caller=caller,
-        stock_size=stock_size,
-        round_turns=round_turns,
-        legal=legal_list(action_mask),
-    )
+    return ctx.layout.decode(observation, Info, ctx=ctx, legal=legal_list(action_mask))
 
 
 def unseen_counts(info: Info) -> list[int]:

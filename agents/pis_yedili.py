@@ -24,21 +24,18 @@ table size of its rule set.
 * after an Ace, follow up with a non-Jack card when it has one, else pass;
 * without a play, draw once, then pass (never draw when a card can be played).
 
-``python -m agents.pis_yedili --games 400`` plays the ladder (heuristic against random,
-2 players, seats swapped on every deal seed) and prints the win rate with its 95 % Wilson
-interval; :func:`play_match` is the harness.
+``yaniv eval --game pis_yedili --agents pis_heuristic,pis_random --games 400`` plays the
+ladder (heuristic against random, 2 players, seats swapped on every deal) with confidence
+intervals.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
-from yaniv_env.cards import RANK, SUIT
+from yaniv_env.core.cards import RANK, SUIT
 from yaniv_env.pis_yedili import Rules, get_rules
 from yaniv_env.pis_yedili.actions import DRAW, DRAW_PENALTY, JACK_BASE, PASS, card_of
 from yaniv_env.pis_yedili.engine import ACE_PHASE, OPENING, SEVEN_PHASE
@@ -97,20 +94,13 @@ class PisHeuristicAgent:
     # -- reading the observation -----------------------------------------------------------
     def _read(self, obs: np.ndarray) -> dict:
         n = self.num_players or players_from_size(obs.size)
-        lay = _layout(self.rules, n)
-        pc = lay.pieces
-        hs = self.rules.hand_size
-
-        def piece(name: str) -> np.ndarray:
-            return obs[pc[name].slice]
-
-        sizes = [int(round(x * hs)) for x in piece("hand_sizes")]
-        clockwise = piece("direction")[0] > 0.5
+        view = _layout(self.rules, n).decode(obs)
+        clockwise = view.clockwise
         return {
             "n": n,
-            "hand": np.flatnonzero(piece("hand")).tolist(),
-            "phase": int(np.argmax(piece("phase"))),
-            "sizes": sizes,
+            "hand": list(view.hand),
+            "phase": view.phase,
+            "sizes": list(view.hand_sizes),
             "next": 1 % n if clockwise else n - 1,
             "prev": n - 1 if clockwise else 1 % n,
             "after_next": 2 % n if clockwise else (n - 2) % n,
@@ -208,97 +198,4 @@ class PisHeuristicAgent:
         return max(jacks, key=lambda a: (held[(a - JACK_BASE) % 4], -a))
 
 
-# -- the ladder -------------------------------------------------------------------------------
-
-
-def play_match(
-    entrants: Sequence,
-    games: int = 400,
-    num_players: int = 2,
-    rules: str | Rules = "standard",
-    episode: str = "game",
-    seed: int = 0,
-) -> dict:
-    """Play ``games`` games through the AEC ``raw_env``, seats rotated on every deal seed
-    (entrant ``i`` at seat ``(i + r) % num_players`` in rotation ``r``; with two entrants
-    and two players, seats swapped on the same cards). ``entrants`` are agent names (for
-    ``agents.make``) or objects with ``act``; with fewer entrants than seats they repeat
-    cyclically. Returns ``{"games", "wins", "win_rate", "places"}`` per entrant index (a
-    win is first place, ties for first split)."""
-    import agents
-    from yaniv_env.pis_yedili import raw_env
-
-    rules = get_rules(rules, num_players)
-    k = len(entrants)
-    policies = [agents.make(e, rules=rules) if isinstance(e, str) else e for e in entrants]
-    env = raw_env(rules=rules, num_players=num_players, episode=episode, reward="outcome")
-    played = [0] * k
-    wins = [0.0] * k
-    places = [0.0] * k
-    g = 0
-    deal_seed = seed
-    while g < games:
-        for r in range(num_players):
-            if g >= games:
-                break
-            seats = [(s - r) % num_players % k for s in range(num_players)]  # seat -> entrant
-            for s, e in enumerate(seats):
-                if hasattr(policies[e], "reset"):
-                    policies[e].reset(seed=deal_seed * 1000 + s)
-            env.reset(seed=deal_seed)
-            for agent in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                e = seats[env.possible_agents.index(agent)]
-                env.step(int(policies[e].act(obs["observation"], obs["action_mask"])))
-            if episode == "game":
-                place = [sum(1 for q in env.game.scores if q < v) for v in env.game.scores]
-            else:
-                pts = env.game.deal_result.points
-                place = [sum(1 for q in pts if q < v) for v in pts]
-            firsts = place.count(0)
-            for s, e in enumerate(seats):
-                played[e] += 1
-                places[e] += place[s]
-                if place[s] == 0:
-                    wins[e] += 1.0 / firsts
-            g += 1
-        deal_seed += 1
-    return {
-        "games": played,
-        "wins": wins,
-        "win_rate": [w / p if p else float("nan") for w, p in zip(wins, played, strict=True)],
-        "mean_place": [q / p if p else float("nan") for q, p in zip(places, played, strict=True)],
-    }
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.pis_yedili", description="Pis Yedili ladder: one agent against another, seats swapped."
-    )
-    parser.add_argument("--agents", default="pis_heuristic,pis_random", help="two agent names (default: %(default)s)")
-    parser.add_argument("--games", type=int, default=400)
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--episode", default="game", choices=("game", "deal"))
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    from training.evaluate import wilson
-
-    names = args.agents.split(",")
-    res = play_match(names, games=args.games, num_players=args.players, episode=args.episode, seed=args.seed)
-    for i, label in enumerate(names):
-        lo, hi = wilson(res["wins"][i], res["games"][i])
-        print(
-            f"{label:<16} games {res['games'][i]:>5}  wins {res['wins'][i]:>7.1f}  win rate {res['win_rate'][i]:.3f} "
-            f"[95% Wilson {lo:.3f}, {hi:.3f}]  mean place {res['mean_place'][i]:.3f}"
-        )
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
-__all__ = ["DEFAULTS", "PisHeuristicAgent", "PisRandomAgent", "play_match"]
+__all__ = ["DEFAULTS", "PisHeuristicAgent", "PisRandomAgent"]

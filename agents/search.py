@@ -25,34 +25,10 @@ _ROUND_END = (engine.ROUND_OVER, engine.GAME_OVER)
 
 
 def info_from_state(ctx: Context, s: engine.State, seat: int) -> Info:
-    """The public :class:`Info` of ``seat`` in a position the search built itself (the
-    same pieces an observation holds, nothing hidden from that seat)."""
-    n = ctx.n
-    phase = s.phase
-    order = [(seat + r) % n for r in range(n)]
-    hands = s.hands
-    known = s.known
-    pending = s.pending.cards if s.pending is not None and phase in (engine.DRAW, engine.SLAM_PHASE) else ()
-    caller = s.caller
-    return Info(
-        ctx=ctx,
-        phase=phase,
-        hand=hands[seat],
-        takeable=s.takeable,
-        top=s.top,
-        pending=pending,
-        drawn=s.drawn if phase == engine.SLAM_PHASE else None,
-        known=[[]] + [known[order[r]] for r in range(1, n)],
-        out_of_play=s.pile,
-        hand_sizes=[len(hands[p]) for p in order],
-        scores=[s.scores[p] for p in order],
-        alive=[s.alive[p] for p in order],
-        turn_player=(s.turn_player - seat) % n,
-        caller=(caller - seat) % n if caller is not None and phase == engine.ASAF_PHASE else None,
-        stock_size=len(s.stock),
-        round_turns=s.round_turns,
-        legal=engine.legal_actions(s),
-    )
+    """The public :class:`Info` of ``seat`` in a position the search built itself: what the
+    observation of that seat says (:meth:`yaniv_env.observation.ObservationLayout.view`,
+    nothing hidden from that seat), with the legal actions."""
+    return ctx.layout.view(s, seat, Info, ctx=ctx, legal=engine.legal_actions(s))
 
 
 #: Search options (keywords of :class:`SearchAgent`); heuristic options are also accepted.

@@ -154,8 +154,8 @@ def test_decode_matches_public_view(rules):
         assert sorted(info.top) == sorted(view.top)
         assert sorted(info.out_of_play) == sorted(view.out_of_play)
         assert [sorted(info.known[i]) for i in range(1, 3)] == [sorted(view.known[p]) for p in order[1:]]
-        assert info.hand_sizes == [view.hand_sizes[p] for p in order]
-        assert info.scores == [view.scores[p] for p in order]
+        assert info.hand_sizes == tuple(view.hand_sizes[p] for p in order)
+        assert info.scores == tuple(view.scores[p] for p in order)
         assert info.stock_size == view.stock_size
         assert info.phase == s.phase
         assert info.legal == engine.legal_actions(s)

@@ -161,6 +161,36 @@ def test_opponent_kinds_play_their_seats():
     assert obj.calls > 0 and seen["fn"] > 0
 
 
+def test_set_opponents_takes_effect_at_the_next_reset():
+    first, second = CountingAgent(), CountingAgent()
+    env = YanivGymEnv(num_players=3, opponents=first)
+    env.reset(seed=0)
+    env.set_opponents([second, second])
+    assert env.opponents == [first, first]  # the episode under way keeps its opponents
+    random_episode(env, seed=1, action_seed=0)  # resets: now the new ones play
+    assert env.opponents == [second, second] and second.calls > 0
+    calls = first.calls
+    random_episode(env, seed=2, action_seed=0)
+    assert first.calls == calls
+    with pytest.raises(AttributeError):
+        env.opponents = [first, first]
+    env.opponents.append(first)  # a copy: the seats do not change
+    assert env.opponents == [second, second]
+    refused = [
+        ([first] * 3, "3 given for 2 other seats"),
+        ([42], "a policy must be"),
+        (["nobody"], "unknown agent 'nobody'; agents: .*heuristic"),
+    ]
+    for bad, match in refused:
+        with pytest.raises(ValueError, match=match):
+            env.set_opponents(bad)
+    env.reset(seed=3)
+    assert env.opponents == [second, second]  # a refused call changed nothing
+    env.set_opponents("greedy")  # a registered name, made with the environment's rules
+    env.reset(seed=4)
+    assert [type(o).__name__ for o in env.opponents] == ["GreedyAgent", "GreedyAgent"]
+
+
 def test_single_opponent_spec_is_reused():
     obj = CountingAgent()
     env = YanivGymEnv(num_players=3, opponents=obj)

@@ -17,7 +17,7 @@ from aec_checks import check_illegal_actions_raise, place_reward, play_until_ill
 from pettingzoo.test import api_test, render_test, seed_test
 
 import agents
-from agents.pis_yedili import PisHeuristicAgent, play_match
+from agents.pis_yedili import PisHeuristicAgent
 from yaniv_env import pis_yedili
 from yaniv_env.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
 from yaniv_env.pis_yedili import PRESETS
@@ -617,16 +617,18 @@ def test_heuristic_prefers_the_documented_moves():
 
 
 def test_heuristic_beats_random_in_a_small_sample():
-    from training.evaluate import wilson
+    from training.evaluate import evaluate
 
-    res = play_match(["pis_heuristic", "pis_random"], games=60, num_players=2, seed=0)
-    assert res["games"] == [60, 60]
-    low, high = wilson(res["wins"][0], res["games"][0])
-    assert low > 0.5, (res, low, high)
+    def ladder(games, seed):
+        return evaluate(["pis_heuristic", "pis_random"], games=games, seed=seed, game="pis_yedili")
+
+    res = ladder(60, 0)
+    assert res["pis_heuristic"].games == 60
+    assert res["pis_heuristic"].metrics["game_win_rate"].low > 0.5, res.table()
     # deterministic: the same seed gives the same results
-    assert play_match(["pis_heuristic", "pis_random"], games=10, seed=3) == play_match(
-        ["pis_heuristic", "pis_random"], games=10, seed=3
-    )
+    a, b = (ladder(10, 3).to_dict() for _ in range(2))
+    assert a.pop("elapsed_seconds") >= 0 and b.pop("elapsed_seconds") >= 0
+    assert a == b
 
 
 # -- bench ------------------------------------------------------------------------------

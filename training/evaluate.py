@@ -350,16 +350,14 @@ class _Runner:
                     st[7 if rr.caller_beaten else 6] += 1
         yaniv = self.game.name == "yaniv"
         if self.episode == self.game.part and results:
-            rr = results[-1]
-            played = [p for p in range(n) if rr.hand_totals[p] is not None]
-            places = [sum(1 for q in played if rr.points[q] < rr.points[p]) for p in range(n)]
+            places = self.game.engine.outcome(g, results[-1]).places
         else:
             places = self.game.engine.ranking(g)
         first = [p for p in range(n) if places[p] == 0]
         for p in range(n):
             stats[p][0] = 1
             stats[p][1] = 1.0 / len(first) if p in first else 0.0
-        outs = _outs(self.rules, results, game_over=g.phase == engine.GAME_OVER) if yaniv else []
+        outs = _outs(g, results) if yaniv else []
         rep = None
         if steps is not None and yaniv:
             labels = [self.labels[e] for e in seats]
@@ -383,20 +381,12 @@ class _Runner:
         )
 
 
-def _outs(rules: Rules, results: list[engine.RoundResult], game_over: bool) -> list:
+def _outs(g: engine.State, results: list[engine.RoundResult]) -> list:
     """Who went out, when, and who was still in (for the 002 rating)."""
     outs = []
-    for i, rr in enumerate(results):
-        alive = [p for p, t in enumerate(rr.hand_totals) if t is not None]
-        if rules.game_end == "last_standing":
-            gone = list(rr.eliminated)
-        elif game_over and i == len(results) - 1:
-            limit = rules.score_limit
-            gone = [p for p in alive if rr.scores[p] > limit or (rules.limit_inclusive and rr.scores[p] >= limit)]
-        else:
-            gone = []
-        remaining = list(alive)
-        for x in sorted(gone, key=lambda p: (-rr.scores[p], p)):
+    for rr in results:
+        remaining = [p for p, t in enumerate(rr.hand_totals) if t is not None]
+        for x in engine.outcome(g, rr).out:
             remaining.remove(x)
             outs.append((x, int(rr.scores[x]), [(q, int(rr.scores[q])) for q in remaining]))
     return outs

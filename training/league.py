@@ -1,10 +1,11 @@
 """Opponents for training: a weighted mix of baselines plus a self-play pool, drawn per episode.
 
-:class:`OpponentSampler` wraps :class:`yaniv_env.gym_env.YanivGymEnv` (or its Pis Yedili
-subclass); at every ``reset`` it draws, for each other seat, a baseline (by weight) or,
+:class:`OpponentSampler` wraps :class:`yaniv_env.gym_env.YanivGymEnv` (or the Pis Yedili
+wrapper); at every ``reset`` it draws, for each other seat, a baseline (by weight) or,
 with probability ``league_prob`` once the pool is not empty, a snapshot from the pool
-(uniformly). ``info["opponent"]`` names the draw ("greedy", "pool", "random+heuristic" for
-three players...), so the Monitor logs can split the learning curve by opponent.
+(uniformly), and seats them through the wrapper's ``set_opponents``. ``info["opponent"]``
+names the draw ("greedy", "pool", "random+heuristic" for three players...), so the Monitor
+logs can split the learning curve by opponent.
 
 :class:`League` is the pool itself: snapshot paths (relative to the run directory) and the
 history of the gate evaluations. A snapshot joins when its mean placement reward against
@@ -136,16 +137,11 @@ class OpponentSampler(gymnasium.Wrapper):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self.rng = np.random.default_rng([seed, 7])
-        for _ in range(1000):
-            picks, self._label = self._draw()
-            self._gym.opponents = picks
-            obs, info = self.env.reset(seed=seed, options=options)
-            # YanivGymEnv.reset can return an episode that is already over (an opponent
-            # seated before the learner calls Yaniv on its dealt hand, in "round" episodes):
-            # the learner has no decision to make, so deal again.
-            if not getattr(self._gym, "_done", False):
-                break
-            seed = None
+        picks, self._label = self._draw()
+        # The wrapper seats them from this reset on (and deals again by itself when the
+        # opponents end an episode before the learner's first decision).
+        self._gym.set_opponents(picks)
+        obs, info = self.env.reset(seed=seed, options=options)
         info["opponent"] = self._label
         return obs, info
 

@@ -63,6 +63,7 @@ from .actions import (
     action_table,
 )
 from .cards import JOKER, NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
+from .core.outcome import Outcome, places
 from .core.seeding import generator
 from .rules import Rules
 
@@ -808,7 +809,28 @@ def ranking(s: State) -> list[int]:
         keys = [(0 if s.alive[p] else 1, -s.out_round[p], s.scores[p]) for p in range(s.num_players)]
     else:
         keys = [(s.scores[p],) for p in range(s.num_players)]
-    return [sum(1 for q in keys if q < k) for k in keys]
+    return places(keys)
+
+
+def outcome(s: State, result: RoundResult | None = None) -> Outcome:
+    """How round ``result`` (default: the last finished one) ended for each seat: places by
+    the points taken in it among the seats that played it, and who left the game with it
+    (eliminated, or over the limit when it ended a ``first_to_limit`` game)."""
+    rr = s.round_result if result is None else result
+    played = tuple(p for p, t in enumerate(rr.hand_totals) if t is not None)
+    by_points = places([rr.points[p] for p in played])
+    seat_places = [None] * s.num_players
+    for p, place in zip(played, by_points, strict=True):
+        seat_places[p] = place
+    rules = s.rules
+    if rules.game_end == "last_standing":
+        gone = list(rr.eliminated)
+    elif s.phase == GAME_OVER and rr is s.round_result:
+        limit = rules.score_limit
+        gone = [p for p in played if rr.scores[p] > limit or (rules.limit_inclusive and rr.scores[p] >= limit)]
+    else:
+        gone = []
+    return Outcome(played, tuple(seat_places), tuple(sorted(gone, key=lambda p: (-rr.scores[p], p))))
 
 
 def is_over(s: State) -> bool:

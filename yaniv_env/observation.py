@@ -15,7 +15,9 @@ hand               K           the observer's cards
 takeable           K           cards the observer may take (or, before it discards, will
                                be able to take) from the previous discard
 top                K           every card of the previous discard
-pending            K           the set the observer just laid (draw and slam phases)
+pending            K           the set the turn player just laid, while it waits for the
+                               draw (draw phase only: once a card is drawn the set is the
+                               top set, so the piece is zero in the slam phase)
 drawn              K           the card just drawn (slam phase, the drawer only)
 known              (n-1)·K     cards each opponent is known to hold (taken from a
                                discard, not yet thrown), next player first
@@ -38,6 +40,13 @@ rules              22          the rule values that differ between presets (see
 
 Nothing hidden from the observer enters its observation: opponents' cards appear only
 through ``known``, and the stock only by its size.
+
+The layout builds the vector (:meth:`ObservationLayout.build`) and reads it back
+(:meth:`ObservationLayout.decode`: an :class:`ObservationView` of named, meaningful
+fields: cards as kinds, scores in points, relative seats); :meth:`ObservationLayout.view`
+makes the same view directly from a state (for search), and
+:meth:`ObservationLayout.players_from_size` the player count from a vector's length
+(``58·n + 294``).
 """
 
 from __future__ import annotations
@@ -47,11 +56,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine
-from .cards import NUM_KINDS
+from .cards import NUM_KINDS, YANIV_VALUE
+from .core.layout import PieceLayout, one_hot_rows
 from .engine import ASAF_PHASE, DRAW, NUM_DECISION_PHASES, SLAM_PHASE, State
 from .rules import Rules
 
 RULES_VECTOR_SIZE = 22
+_KINDS = np.arange(NUM_KINDS)
 
 
 def rules_vector(rules: Rules) -> np.ndarray:
@@ -84,47 +95,41 @@ def rules_vector(rules: Rules) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Piece:
-    name: str
-    start: int
-    size: int
-    high: float
+class ObservationView:
+    """What one observation says, from the observer's seat (relative seats: 0 is the
+    observer, 1 the next player in turn order, ...). Cards are tuples of kinds, a multiset
+    (:meth:`ObservationLayout.decode` lists them by kind, :meth:`ObservationLayout.view` in
+    the engine's order)."""
 
-    @property
-    def slice(self) -> slice:
-        return slice(self.start, self.start + self.size)
+    phase: int | None
+    """The decision asked of the observer (0 discard, 1 draw, 2 slam, 3 asaf, 4 blast);
+    ``None`` when it is not deciding."""
+    hand: tuple[int, ...]
+    takeable: tuple[int, ...]
+    """Cards the observer may take (or, before it discards, will be able to take) from the
+    previous discard."""
+    top: tuple[int, ...]
+    pending: tuple[int, ...]
+    """The set the turn player just laid, while it waits for the draw (draw phase)."""
+    drawn: int | None
+    """The card just drawn (slam phase, the drawer only)."""
+    known: tuple[tuple[int, ...], ...]
+    """``known[r]``: cards seat ``r`` is known to hold (``known[0]`` is empty: not observed)."""
+    out_of_play: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    scores: tuple[int, ...]
+    """Totals in points."""
+    alive: tuple[bool, ...]
+    turn_player: int
+    caller: int | None
+    """Who called Yaniv (Asaf phase), else ``None``."""
+    stock_size: int
+    round_turns: int
 
 
-def one_hot_rows(width: int, rows: int) -> list[list[float]]:
-    """``rows`` one-hot rows of ``width`` as lists (row ``i`` has a 1 at ``i``; rows from
-    ``width`` on are all zeros), to concatenate into an observation without NumPy calls."""
-    return [[1.0 if r == i else 0.0 for r in range(width)] for i in range(rows)]
-
-
-class PieceLayout:
-    """Named pieces laid end to end in one flat vector: ``pieces`` (name -> :class:`Piece`),
-    the total ``size``, the per-index upper bounds ``high``, the index table and the
-    splitter. The observation layouts of both games build on it."""
-
-    def __init__(self, sizes: list[tuple[str, int, float]]):
-        """``sizes``: ``(name, size, high)`` per piece, in vector order."""
-        self.pieces: dict[str, Piece] = {}
-        start = 0
-        for name, size, high in sizes:
-            self.pieces[name] = Piece(name, start, size, high)
-            start += size
-        self.size = start
-        self.high = np.concatenate([np.full(p.size, p.high, dtype=np.float32) for p in self.pieces.values()])
-
-    def table(self) -> str:
-        """The index table for these rules."""
-        rows = [f"{'piece':<16}{'start':>6}{'size':>6}"]
-        rows += [f"{p.name:<16}{p.start:>6}{p.size:>6}" for p in self.pieces.values()]
-        return "\n".join(rows)
-
-    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """The named pieces of an observation (views, no copy)."""
-        return {name: obs[p.slice] for name, p in self.pieces.items()}
+def card_values(rules: Rules) -> np.ndarray:
+    """Points of each card kind of the ``hand`` piece (float64): the Yaniv values, joker 0."""
+    return np.asarray(YANIV_VALUE, dtype=np.float64)
 
 
 class ObservationLayout(PieceLayout):
@@ -220,6 +225,83 @@ class ObservationLayout(PieceLayout):
         values += self._phase_hot[phase if deciding else NUM_DECISION_PHASES]
         obs[self._scalars_start : self._scalars_end] = values
         return obs
+
+    @staticmethod
+    def players_from_size(size: int) -> int:
+        """The player count of an observation vector of length ``size`` (``58·n + 294``)."""
+        # the five card pieces, out_of_play and (n - 1) known blocks; five per-player
+        # pieces; stock, round_progress, phase and rules
+        fixed = 5 * NUM_KINDS + 2 + NUM_DECISION_PHASES + RULES_VECTOR_SIZE
+        n, rem = divmod(size - fixed, NUM_KINDS + 5)
+        if rem or n < 2:
+            raise ValueError(f"an observation of length {size} matches no player count (58·n + 294)")
+        return n
+
+    def decode(self, obs: np.ndarray, view: type[ObservationView] = ObservationView, **extra) -> ObservationView:
+        """What the observation vector ``obs`` says (the inverse of :meth:`build`); ``view``
+        and ``extra``: a subclass of :class:`ObservationView` to build, with its own fields."""
+        rules = self.rules
+        obs = self.checked(obs, f"the {rules.name!r} rules with {rules.num_players} players")
+        K = NUM_KINDS
+        counts = np.rint(obs[: self._cards_end]).astype(np.int64).reshape(-1, K)
+        rows = {name: i for i, name in enumerate(("hand", "takeable", "top", "pending", "drawn"))}
+        known_start = self.pieces["known"].start // K
+        p = self.pieces
+
+        def cards(row: int) -> tuple[int, ...]:
+            return tuple(np.repeat(_KINDS, np.maximum(counts[row], 0)).tolist())
+
+        def piece(name: str) -> np.ndarray:
+            return obs[p[name].slice]
+
+        drawn = cards(rows["drawn"])
+        phase = piece("phase")
+        caller = piece("caller")
+        return view(
+            phase=int(np.argmax(phase)) if phase.max() > 0.5 else None,
+            hand=cards(rows["hand"]),
+            takeable=cards(rows["takeable"]),
+            top=cards(rows["top"]),
+            pending=cards(rows["pending"]),
+            drawn=drawn[0] if drawn else None,
+            known=((),) + tuple(cards(known_start + r - 1) for r in range(1, rules.num_players)),
+            out_of_play=cards(p["out_of_play"].start // K),
+            hand_sizes=tuple(int(round(x * rules.hand_size)) for x in piece("hand_sizes")),
+            scores=tuple(int(round(x * rules.score_limit)) for x in piece("scores")),
+            alive=tuple(bool(x > 0.5) for x in piece("alive")),
+            turn_player=int(np.argmax(piece("turn_player"))),
+            caller=int(np.argmax(caller)) if caller.max() > 0.5 else None,
+            stock_size=int(round(float(piece("stock")[0]) * rules.deck_size)),
+            round_turns=int(round(float(piece("round_progress")[0]) * rules.turn_limit)),
+            **extra,
+        )
+
+    def view(self, s: State, seat: int, view: type[ObservationView] = ObservationView, **extra) -> ObservationView:
+        """What the observation of ``seat`` in state ``s`` says, made from the state without
+        building the vector (``decode(build(s, seat))`` up to the order of the cards)."""
+        n = s.num_players
+        phase = s.phase
+        deciding = seat == s.current and phase < NUM_DECISION_PHASES
+        order = self._orders[seat]
+        hands, known, caller = s.hands, s.known, s.caller
+        return view(
+            phase=phase if deciding else None,
+            hand=tuple(hands[seat]),
+            takeable=tuple(s.takeable),
+            top=tuple(s.top),
+            pending=tuple(s.pending.cards) if s.pending is not None and phase in (DRAW, SLAM_PHASE) else (),
+            drawn=s.drawn if phase == SLAM_PHASE and deciding else None,
+            known=((),) + tuple(tuple(known[order[r]]) for r in range(1, n)),
+            out_of_play=tuple(s.pile),
+            hand_sizes=tuple(len(hands[q]) for q in order),
+            scores=tuple(s.scores[q] for q in order),
+            alive=tuple(s.alive[q] for q in order),
+            turn_player=(s.turn_player - seat) % n,
+            caller=(caller - seat) % n if caller is not None and phase == ASAF_PHASE else None,
+            stock_size=len(s.stock),
+            round_turns=s.round_turns,
+            **extra,
+        )
 
     def _scores_alive_values(self, scores: list[int], alive: list[bool]) -> list[list[float]]:
         """The scores and alive pieces as lists, for every seat."""

@@ -5,8 +5,9 @@
     yaniv play --opponents heuristic,search [--rules standard] [--seed N] [--seat 0]
                [--record game.json] [--turn-limit N]
 
-You sit at ``player_0`` (or ``--seat``); each opponent is an agent name for ``agents.make``
-or a path to a trained ``.zip`` model. At each of your decisions the table is shown from
+You sit at ``player_0`` (or ``--seat``); each opponent is an agent name of the policy
+registry (:mod:`yaniv_env.core.policies`, which ``agents`` fills) or a path to a trained
+``.zip`` model. At each of your decisions the table is shown from
 your seat (your hand, the discard and what may be taken from it, the scores, the cards
 known to be in other hands) with your legal moves numbered; answer with a move's number or
 its name (``draw from stock``, ``call yaniv``, ``discard 7h 7s``: suits may be typed as
@@ -97,8 +98,7 @@ def play(
     """Play one game at ``seat`` against ``opponents`` (agent names, ``.zip`` paths or
     policy objects, seated in order at the other seats). Returns the exit code: 0 (game
     over, or left with ``q`` / end of input), 130 (Ctrl-C) or 2 (bad arguments)."""
-    import agents
-
+    from .core.policies import make_policy
     from .yaniv_aec import raw_env
 
     n = 1 + len(opponents)
@@ -123,7 +123,7 @@ def play(
     for s, spec in zip(others, opponents, strict=True):
         if isinstance(spec, str):
             try:
-                policies[s] = agents.make(spec, seed=agent_seed(seed, s), rules=rules)
+                policies[s] = make_policy(spec, seed=agent_seed(seed, s), rules=rules)
             except ValueError as e:
                 print_fn(f"yaniv play: {e}")
                 return 2

@@ -1,7 +1,22 @@
 """The game-neutral core that Yaniv and Pis Yedili share.
 
-Nothing here knows either game: seeding, and (as the games move onto it) the rules base
-class, the observation piece layout, the AEC and single-agent bases and the game
-description. The modules that need PettingZoo or Gymnasium are imported only by the
-environment layers, so ``import yaniv_env.core`` stays as light as NumPy.
+Nothing here knows either game:
+
+==============  ===========================================================================
+module          what it holds
+==============  ===========================================================================
+``cards``       card kinds (``kind = suit * 13 + rank``, 52 = joker), names and parsing
+``rules``       :class:`RulesBase`, the base of every game's frozen rules dataclass
+``layout``      :class:`PieceLayout`: named pieces of a flat observation vector
+``game``        :class:`Game` descriptions and the game registry (``register_game``)
+``policies``    the policy registry (opponents by name; ``agents`` fills it)
+``seeding``     the counter-based random streams of a game
+``outcome``     places (ties share the better place) and a round's :class:`Outcome`
+``imports``     ``when_imported``: run a hook when a library is imported (registration)
+``aec``         :class:`CardGameEnv`, the PettingZoo AEC base (``wrap``, places, rewards)
+``gym``         :class:`CardGameGymEnv`, the single-agent Gymnasium wrapper base
+==============  ===========================================================================
+
+``aec`` and ``gym`` import PettingZoo and Gymnasium; only the environment layers import
+them, so ``import yaniv_env.core`` and its other modules stay as light as NumPy.
 """

@@ -2,11 +2,11 @@
 
 ``rules`` (one frozen :class:`Rules` and :data:`PRESETS`), ``actions`` (the action ids)
 and ``engine`` (the state and the functions that play it) need only NumPy. Cards are the
-shared kinds of :mod:`yaniv_env.cards` (kind = suit * 13 + rank, no jokers).
+shared kinds of :mod:`yaniv_env.core.cards` (kind = suit * 13 + rank, no jokers).
 
 The PettingZoo environment (``env``, ``raw_env``: :mod:`yaniv_env.pis_yedili.pis_aec`) and
 the Gymnasium wrapper (:mod:`yaniv_env.pis_yedili.gym_env`) are imported on first use;
-both are registered as ``yaniv_env/PisYedili-v0`` when ``yaniv_env`` is imported.
+both are registered as ``yaniv_env/PisYedili-v0`` (``yaniv_env.games`` describes the game).
 """
 
 from __future__ import annotations
@@ -16,18 +16,6 @@ from .rules import PRESET_SOURCES, PRESETS, Rules, get_rules
 __all__ = ["PRESETS", "PRESET_SOURCES", "Rules", "get_rules", "env", "raw_env"]
 
 ENV_ID = "yaniv_env/PisYedili-v0"
-
-
-def register_envs() -> None:
-    """Register ``yaniv_env/PisYedili-v0`` with Gymnasium (the single-agent wrapper) and
-    PettingZoo's AEC registry (``env()``); called by ``yaniv_env``'s import, idempotent."""
-    import gymnasium
-    from pettingzoo.env_registry.registration import aec_registry, register
-
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="yaniv_env.pis_yedili.gym_env:PisYediliGymEnv")
-    if ENV_ID not in aec_registry:
-        register("aec", ENV_ID, entry_point="yaniv_env.pis_yedili.pis_aec:env")
 
 
 def __getattr__(name: str):

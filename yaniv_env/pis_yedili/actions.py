@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..cards import NUM_RANKS, NUM_SUITS, RANK, SUIT, SUIT_SYMBOLS, card_name
+from ..core.cards import NUM_RANKS, NUM_SUITS, RANK, SUIT, SUIT_SYMBOLS, card_name
 from .rules import Rules
 
 DRAW = 0

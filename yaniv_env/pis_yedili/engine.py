@@ -65,7 +65,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
+from ..core.cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
+from ..core.outcome import Outcome, places
 from ..core.seeding import generator
 from .actions import (
     ACE,
@@ -633,7 +634,14 @@ def start_next_deal(s: State) -> None:
 def ranking(s: State) -> list[int]:
     """Each seat's place (0 = first) by lowest total, ties sharing the better place.
     Meaningful at any time; final once the game is over."""
-    return [sum(1 for q in s.scores if q < v) for v in s.scores]
+    return places(s.scores)
+
+
+def outcome(s: State, result: DealResult | None = None) -> Outcome:
+    """How deal ``result`` (default: the last finished one) ended for each seat: places by
+    the points taken in it (everyone plays every deal; nobody leaves the game)."""
+    dr = s.deal_result if result is None else result
+    return Outcome(tuple(range(s.num_players)), tuple(places(dr.points)), ())
 
 
 def is_over(s: State) -> bool:
@@ -729,6 +737,7 @@ __all__ = [
     "legal_mask",
     "new_game",
     "public_view",
+    "outcome",
     "ranking",
     "scores",
     "start_next_deal",

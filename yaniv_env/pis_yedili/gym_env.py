@@ -7,14 +7,16 @@
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks().argmax())
 
-It is the Yaniv wrapper (:class:`yaniv_env.gym_env.YanivGymEnv`: same behaviour, same
-arguments, plus the AEC environment's ``reveal`` for rendering) around
-:class:`yaniv_env.pis_yedili.pis_aec.raw_env`. Opponents are stepped inside
+It is the wrapper both games share (:class:`yaniv_env.core.gym.CardGameGymEnv`: same
+behaviour and arguments as Yaniv's, plus the AEC environment's ``reveal`` for rendering)
+around :class:`yaniv_env.pis_yedili.pis_aec.raw_env`. Opponents are stepped inside
 :meth:`step`, so the observation, reward and termination returned belong to the learner.
 ``opponents`` is a list (one entry per other seat, or one entry reused for all) of agent
-names for ``agents.make`` (``"pis_heuristic"``, ``"pis_random"``; ``"random"`` is the same
-agent), agent objects with ``act(observation, action_mask)``, or callables
-``f(observation, action_mask) -> int``; the default is the uniform random agent.
+objects with ``act(observation, action_mask)``, callables
+``f(observation, action_mask) -> int``, or names of the policy registry
+(:mod:`yaniv_env.core.policies`: ``"pis_heuristic"``, ``"pis_random"``; ``"random"`` is
+the same agent); the default is the uniform random agent. ``set_opponents(opponents)``
+seats others from the next reset on.
 ``learner_seat`` is a seat number or ``"random"`` (drawn per episode from the environment's
 generator).
 
@@ -30,13 +32,13 @@ An illegal action (only possible without the mask) ends the episode with
 
 from __future__ import annotations
 
-from ..gym_env import YanivGymEnv
+from ..core.gym import CardGameGymEnv
 from .pis_aec import raw_env
 
 
-class PisYediliGymEnv(YanivGymEnv):
-    """The Yaniv single-agent wrapper around the Pis Yedili AEC environment (only the AEC
-    class and the default opponent differ; ``reveal`` is passed to the AEC environment)."""
+class PisYediliGymEnv(CardGameGymEnv):
+    """The single-agent wrapper around the Pis Yedili AEC environment (``reveal`` is passed
+    to the AEC environment)."""
 
     aec_class = raw_env
     default_opponent = "pis_random"

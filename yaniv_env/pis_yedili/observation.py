@@ -3,7 +3,7 @@
 Seats in every per-player piece are relative and go clockwise: index 0 is the observer,
 1 the seat to its left (``seat + 1``), and so on, whatever the direction of play (the
 ``direction`` piece says which neighbour plays next). Card pieces are 0/1 vectors over the
-52 card kinds (``yaniv_env.cards``: ``kind = suit * 13 + rank``, rank 0 = Ace; no jokers).
+52 card kinds (``yaniv_env.core.cards``: ``kind = suit * 13 + rank``, rank 0 = Ace; no jokers).
 
 Index table (``n`` players; ``PisObservationLayout(rules).table()`` prints the offsets):
 
@@ -36,15 +36,20 @@ rules           25     170 + 3n              the rule values (:func:`rules_vecto
 Total ``195 + 3n`` (201 for two players). Nothing hidden from the observer enters its
 observation: opponents' hands appear only by their sizes, the stock only by its size.
 
+:meth:`PisObservationLayout.decode` reads a vector back (a :class:`PisObservationView`
+of named fields: cards as kinds, scores in points, relative seats) and
+:meth:`PisObservationLayout.players_from_size` gives the player count of a length.
 :class:`PisStateLayout` is the full-information ``state()`` vector (absolute seats).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ..cards import NUM_RANKS, NUM_SUITS
-from ..observation import PieceLayout, one_hot_rows
+from ..core.cards import NUM_RANKS, NUM_SUITS, RANK
+from ..core.layout import PieceLayout, one_hot_rows
 from .engine import NUM_DECISION_PHASES, State
 from .rules import DECK_SIZE, Rules
 
@@ -73,11 +78,46 @@ def rules_vector(rules: Rules) -> np.ndarray:
     return np.array(v, dtype=np.float32)
 
 
+def card_values(rules: Rules) -> np.ndarray:
+    """Points of each card kind of the ``hand`` piece (float64): the penalty points of its
+    rank (``rules.rank_values``)."""
+    return np.asarray([rules.rank_values[RANK[k]] for k in range(K)], dtype=np.float64)
+
+
 def max_score(rules: Rules) -> int:
     """An upper bound of any total: every card of the deck in one hand at the largest
     multiplier, in every deal."""
     multiplier = max(1, rules.seven_multiplier, rules.jack_multiplier)
     return rules.deals * multiplier * NUM_SUITS * sum(rules.rank_values)
+
+
+@dataclass(frozen=True)
+class PisObservationView:
+    """What one Pis Yedili observation says, from the observer's seat (relative seats,
+    clockwise: 0 is the observer, 1 the seat to its left, ...)."""
+
+    hand: tuple[int, ...]
+    top: int | None
+    """The top card of the discard pile (``None`` before the opening club)."""
+    discard: tuple[int, ...]
+    suit: int | None
+    """The suit in force (``None`` before the opening club)."""
+    pending_sevens: int
+    clockwise: bool
+    """Whether play goes to ``seat + 1``."""
+    hand_sizes: tuple[int, ...]
+    scores: tuple[int, ...]
+    """Totals in points."""
+    to_act: int | None
+    """Whose decision it is (``None`` between deals and after the game)."""
+    stock_size: int
+    drawn: int
+    """Cards drawn this turn."""
+    phase: int | None
+    """0 opening, 1 play, 2 seven, 3 ace; ``None`` when nobody decides."""
+    deal_index: int
+    deal_turns: int
+    """Turns in the deal (at most ``turn_limit``: the piece saturates there)."""
 
 
 class PisObservationLayout(PieceLayout):
@@ -145,13 +185,52 @@ class PisObservationLayout(PieceLayout):
         obs[self._cards_end : self._scalars_end] = values
         return obs
 
+    @staticmethod
+    def players_from_size(size: int) -> int:
+        """The player count of an observation vector of length ``size`` (``195 + 3n``)."""
+        # hand, top, discard, suit; pending_sevens, direction, stock, drawn, progress (2);
+        # phase, rules; three per-player pieces
+        n, rem = divmod(size - (3 * K + NUM_SUITS + 6 + NUM_DECISION_PHASES + RULES_VECTOR_SIZE), 3)
+        if rem or n < 2:
+            raise ValueError(f"a Pis Yedili observation of length {size} matches no player count (195 + 3n)")
+        return n
 
-def players_from_size(size: int) -> int:
-    """The player count of an observation vector of length ``size`` (``195 + 3n``)."""
-    n, rem = divmod(size - 195, 3)
-    if rem or n < 2:
-        raise ValueError(f"a Pis Yedili observation of length {size} matches no player count (195 + 3n)")
-    return n
+    def decode(self, obs: np.ndarray) -> PisObservationView:
+        """What the observation vector ``obs`` says (the inverse of :meth:`build`)."""
+        rules = self.rules
+        obs = self.checked(obs, f"the Pis Yedili {rules.name!r} rules with {self.num_players} players")
+
+        def piece(name: str) -> np.ndarray:
+            return obs[self.pieces[name].slice]
+
+        def one_hot(name: str) -> int | None:
+            v = piece(name)
+            return int(np.argmax(v)) if v.max() > 0.5 else None
+
+        def count(name: str, scale: float) -> int:
+            return int(round(float(piece(name)[0]) * scale))
+
+        progress = piece("progress")
+        return PisObservationView(
+            hand=tuple(np.flatnonzero(piece("hand")).tolist()),
+            top=one_hot("top"),
+            discard=tuple(np.flatnonzero(piece("discard")).tolist()),
+            suit=one_hot("suit"),
+            pending_sevens=count("pending_sevens", 4),
+            clockwise=bool(piece("direction")[0] > 0.5),
+            hand_sizes=tuple(int(round(x * rules.hand_size)) for x in piece("hand_sizes")),
+            scores=tuple(int(round(x * SCORE_SCALE)) for x in piece("scores")),
+            to_act=one_hot("to_act"),
+            stock_size=count("stock", DECK_SIZE),
+            drawn=count("drawn", rules.hand_size),
+            phase=one_hot("phase"),
+            deal_index=int(round(float(progress[0]) * rules.deals)),
+            deal_turns=int(round(float(progress[1]) * rules.turn_limit)),
+        )
+
+
+#: The player count of an observation vector of length ``size`` (``195 + 3n``).
+players_from_size = PisObservationLayout.players_from_size
 
 
 class PisStateLayout:
@@ -178,6 +257,8 @@ class PisStateLayout:
 
 __all__ = [
     "PisObservationLayout",
+    "PisObservationView",
+    "card_values",
     "PisStateLayout",
     "RULES_VECTOR_SIZE",
     "SCORE_SCALE",

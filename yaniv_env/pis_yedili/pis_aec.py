@@ -118,8 +118,8 @@ from __future__ import annotations
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..cards import SUIT_SYMBOLS, card_name, cards_name
-from ..yaniv_aec import CardGameEnv, place_reward, wrap
+from ..core.aec import CardGameEnv, place_reward, wrap
+from ..core.cards import SUIT_SYMBOLS, card_name, cards_name
 from . import engine
 from .engine import DEAL_OVER, GAME_OVER, PHASE_NAMES, State, hand_value
 from .observation import SCORE_SCALE, PisObservationLayout, PisStateLayout
@@ -237,10 +237,7 @@ class raw_env(CardGameEnv):
         episode_over = game_over or self.episode == "deal"
         truncated = self.episode == "deal" and dr.truncated
         if episode_over and not truncated and scheme in ("outcome", "score_outcome"):
-            if self.episode == "deal":
-                places = [sum(1 for q in dr.points if q < v) for v in dr.points]
-            else:
-                places = engine.ranking(g)
+            places = engine.outcome(g).places if self.episode == "deal" else engine.ranking(g)
             for p in range(n):
                 rewards[agents[p]] += place_reward(places[p], n)
         for a in agents:

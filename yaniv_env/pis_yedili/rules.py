@@ -43,8 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..cards import NUM_RANKS
-from ..rules import RulesBase
+from ..core.cards import NUM_RANKS
+from ..core.rules import RulesBase
 
 AceFollow = Literal["optional", "must"]
 TwoPlayerTen = Literal["reverse", "skip"]

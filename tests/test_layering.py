@@ -1,0 +1,186 @@
+"""The packages depend one way: ``training`` → ``agents`` → ``yaniv_env`` (and
+``yaniv_env.core`` below the games). Each module is imported in a fresh interpreter and
+the packages it pulled in are compared with the ones it may use."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: What a package's modules must never import (directly or through others).
+FORBIDDEN = {"yaniv_env": ("agents", "training"), "agents": ("training",)}
+RL_LIBRARIES = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib")
+#: Modules that make no environment: the rules cores, the observations, the light core.
+LIGHT = [
+    "yaniv_env",
+    "yaniv_env.engine",
+    "yaniv_env.observation",
+    "yaniv_env.games",
+    "yaniv_env.pis_yedili",
+    "yaniv_env.pis_yedili.engine",
+    "yaniv_env.pis_yedili.observation",
+    "yaniv_env.core",
+    "yaniv_env.core.cards",
+    "yaniv_env.core.game",
+    "yaniv_env.core.imports",
+    "yaniv_env.core.layout",
+    "yaniv_env.core.outcome",
+    "yaniv_env.core.policies",
+    "yaniv_env.core.rules",
+    "yaniv_env.core.seeding",
+]
+
+
+def _modules(package: str) -> list[str]:
+    names = [package]
+    for info in pkgutil.walk_packages([str(ROOT / package.replace(".", "/"))], prefix=package + "."):
+        names.append(info.name)
+    return sorted(names)
+
+
+_PROBE = """
+import importlib, json, sys
+importlib.import_module(sys.argv[1])
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def _top_level_imports(module: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", _PROBE, module], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert out.returncode == 0, f"importing {module} failed:\n{out.stderr}"
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _all_modules() -> list[str]:
+    # __main__ modules run code when imported
+    return [m for p in FORBIDDEN for m in _modules(p) if not m.endswith("__main__")]
+
+
+def test_every_package_module_is_probed():
+    mods = _all_modules()
+    assert "yaniv_env.gym_env" in mods and "yaniv_env.core.policies" in mods and "agents.search" in mods
+
+
+@pytest.mark.parametrize("module", _all_modules())
+def test_no_upward_import(module):
+    package = module.split(".")[0]
+    upward = _top_level_imports(module) & set(FORBIDDEN[package])
+    assert not upward, f"{module} imports {', '.join(sorted(upward))}, a layer above {package}"
+
+
+def _imported_packages(path: Path) -> set[str]:
+    """Top-level packages a source file imports anywhere (functions included)."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_no_upward_import_anywhere_in_the_source(package):
+    # Imports inside functions escape the import probe above; the source shows them.
+    bad = {
+        str(path.relative_to(ROOT)): sorted(_imported_packages(path) & set(FORBIDDEN[package]))
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+    bad = {path: names for path, names in bad.items() if names}
+    assert not bad, f"upward imports: {bad}"
+
+
+def _relative_imports(path: Path) -> set[tuple[int, str]]:
+    """``(level, module)`` of a source file's relative imports, and ``(0, module)`` of its
+    absolute ``yaniv_env`` imports."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("yaniv_env")):
+            found.add((node.level, node.module or ""))
+        elif isinstance(node, ast.Import):
+            found |= {(0, a.name) for a in node.names if a.name.startswith("yaniv_env")}
+    return found
+
+
+def test_pis_yedili_uses_only_the_core_and_itself():
+    bad = {}
+    for path in sorted((ROOT / "yaniv_env" / "pis_yedili").rglob("*.py")):
+        names = [
+            m
+            for level, m in _relative_imports(path)
+            if (level == 2 and not m.startswith("core"))
+            or (level == 0 and not m.startswith(("yaniv_env.core", "yaniv_env.pis_yedili")))
+        ]
+        if names:
+            bad[path.name] = names
+    assert not bad, f"Pis Yedili imports Yaniv's modules: {bad}"
+
+
+def test_core_knows_no_game():
+    bad = {}
+    for path in sorted((ROOT / "yaniv_env" / "core").rglob("*.py")):
+        names = [m for level, m in _relative_imports(path) if level >= 2 or (level == 0 and ".core" not in m)]
+        if names:
+            bad[path.name] = names
+    assert not bad, f"the core imports game modules: {bad}"
+
+
+@pytest.mark.parametrize("module", LIGHT)
+def test_rules_cores_import_no_rl_library(module):
+    heavy = _top_level_imports(module) & set(RL_LIBRARIES)
+    assert not heavy, f"{module} imports {', '.join(sorted(heavy))}"
+
+
+@pytest.mark.parametrize("first", ["yaniv_env", "gymnasium", "pettingzoo"])
+def test_environments_are_registered_whatever_is_imported_first(first):
+    # yaniv_env registers its games when Gymnasium and PettingZoo are imported, or at once
+    order = [first] + [m for m in ("yaniv_env", "gymnasium", "pettingzoo") if m != first]
+    code = "; ".join(f"import {m}" for m in order) + (
+        "; from pettingzoo.env_registry.registration import aec_registry"
+        "; from yaniv_env.games import GAMES"
+        "; ids = [g.env_id for g in GAMES.values()]"
+        "; assert all(i in gymnasium.registry and i in aec_registry for i in ids), ids"
+        "; env = gymnasium.make('yaniv_env/PisYedili-v0', num_players=3); env.reset(seed=0)"
+    )
+    _run(code)
+
+
+def test_when_imported_runs_hooks_once_after_the_import():
+    code = (
+        "import sys; from yaniv_env.core.imports import when_imported; seen = []"
+        "; when_imported('json', lambda m: seen.append(m.__name__))"
+        "; when_imported('json', lambda m: seen.append(m.dumps([1])))"
+        "; assert seen == [], seen; import json; import json"
+        "; assert seen == ['json', '[1]'], seen; assert json.__spec__.loader is json.__loader__"
+        "; when_imported('json', lambda m: seen.append('now')); assert seen[-1] == 'now'"
+        "; when_imported('no_such_module_xyz', seen.append)"
+        "\ntry:\n    import no_such_module_xyz\nexcept ImportError:\n    pass"
+        "\nassert seen[-1] == 'now'"
+    )
+    _run(code)
+
+
+def test_policy_names_come_from_the_announced_packages():
+    # the registry imports agents (announced by its entry point) only when a name is asked for
+    _run(
+        "import sys; from yaniv_env.core.policies import make_policy, policy_names"
+        "; assert 'agents' not in sys.modules"
+        "; assert make_policy('heuristic', seed=0, rules='standard').act is not None"
+        "; assert 'agents' in sys.modules and {'random', 'greedy', 'pis_random'} <= set(policy_names())"
+    )
+
+
+def _run(code: str) -> None:
+    """Run ``code`` in a fresh interpreter; fail with its error output."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert out.returncode == 0, out.stderr

@@ -1,0 +1,209 @@
+"""The PettingZoo AEC base every game's environment builds on: the arguments and their
+checks, the spaces, ``reset``, ``step``, ``render``, the action helpers, PettingZoo's
+standard wrappers (:func:`wrap`) and the outcome reward."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .rules import RulesBase
+
+
+def place_reward(place: int, players: int) -> float:
+    """The outcome reward of finishing at ``place`` (0 = first) among ``players``:
+    ``(n - 1 - 2·place) / (n - 1)``, +1 for the winner, -1 for the last."""
+    return 1.0 if players < 2 else (players - 1 - 2 * place) / (players - 1)
+
+
+class FastDiscrete(spaces.Discrete):
+    """``gymnasium.spaces.Discrete`` whose :meth:`contains` answers a plain ``int``
+    without NumPy calls (PettingZoo's ``AssertOutOfBoundsWrapper`` asks at every step);
+    other values go to ``spaces.Discrete.contains``. The answers are the same."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._int_bounds = (int(self.start), int(self.start) + int(self.n))
+
+    def contains(self, x) -> bool:
+        if type(x) is int:
+            low, high = self._int_bounds
+            return low <= x < high
+        return super().contains(x)
+
+
+def wrap(raw: AECEnv) -> AECEnv:
+    """PettingZoo's standard wrappers around a raw environment: an illegal move ends the
+    game with reward -1 for the offender; actions out of the space assert; calls out of
+    order raise."""
+    e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class CardGameEnv(AECEnv):
+    """What the AEC environments of every game (Yaniv, Pis Yedili) share: the arguments and their
+    checks, the spaces, ``reset``, ``step``, ``render`` and the action helpers. A game's
+    environment sets the class attributes below, observes, renders, and settles a finished
+    round or deal in :meth:`_end_of_part` (rewards, infos, the next round or deal)."""
+
+    metadata: dict
+    #: The game's rules engine module (``action_table``, ``new_game``, ``legal_actions``,
+    #: ``apply``, ``IllegalActionError``).
+    _engine: ModuleType
+    #: The engine phase from which the round (deal) is over; decision phases are below it.
+    _part_over: int
+    #: The game's ``get_rules(rules, num_players)``.
+    _get_rules: Callable[[str | RulesBase, int | None], RulesBase]
+    episodes: tuple[str, ...]
+    reward_schemes: tuple[str, ...]
+    layout_class: type
+    state_layout_class: type
+
+    def __init__(
+        self,
+        rules: str | RulesBase = "standard",
+        num_players: int = 2,
+        episode: str = "game",
+        reward: str = "score_outcome",
+        turn_limit: int | None = None,
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        rules = self._get_rules(rules, num_players)
+        if turn_limit is not None:
+            rules = rules.replace(turn_limit=turn_limit)
+        if episode not in self.episodes:
+            raise ValueError(f"episode must be one of {self.episodes}, got {episode!r}")
+        if reward not in self.reward_schemes:
+            raise ValueError(f"reward must be one of {self.reward_schemes}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.rules = rules
+        self.episode = episode
+        self.reward_scheme = reward
+        self.render_mode = render_mode
+        self.table = self._engine.action_table(rules)
+        self.layout = self.layout_class(rules)
+        self.state_layout = self.state_layout_class(rules)
+        self.possible_agents = [f"player_{i}" for i in range(rules.num_players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._num_actions = num_actions = self.table.num_actions
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, self.layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = FastDiscrete(num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, self.state_layout.high, dtype=np.float32)
+        self._rng: np.random.Generator | None = None
+        self.game = None
+        self.last_event = ""
+
+    # -- PettingZoo API ------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self.game = self._engine.new_game(self.rules, rng=self._rng)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._new_game()
+        self.agent_selection = self.possible_agents[self.game.current]
+        self.last_event = "new game"
+
+    def state(self) -> np.ndarray:
+        return self.state_layout.build(self.game)
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        g = self.game
+        eng = self._engine
+        try:
+            eng.apply(g, action)
+        except eng.IllegalActionError as e:
+            legal = ", ".join(f"{a} ({self.table.name(a)})" for a in eng.legal_actions(g))
+            raise ValueError(f"{agent}: {e}. Legal actions: {legal}") from None
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        for a in rewards:
+            rewards[a] = 0.0
+        if self.render_mode is not None:
+            self.last_event = f"{agent}: {self.table.name(int(action))}"
+        part_over = self._part_over
+        if g.phase < part_over:
+            # The usual step: the rewards stay zero and nobody's episode ends, so there is
+            # nothing to accumulate and no finished agent to bring forward.
+            self.agent_selection = self.possible_agents[g.current]
+        else:
+            self._end_of_part()
+            if g.phase < part_over:
+                self.agent_selection = self.possible_agents[g.current]
+            self._accumulate_rewards()
+            self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self._render_text()
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # -- helpers -------------------------------------------------------------------------
+    def decode(self, action: int):
+        """What an action id means (the game's ``actions.Decoded``)."""
+        return self.table.decode(action)
+
+    def action_name(self, action: int) -> str:
+        """The action id in words (``"discard 7♥ 7♠"``, ``"play J♠ naming ♣"``, ``"draw"``...)."""
+        return self.table.name(action)
+
+    def legal_actions(self) -> list[int]:
+        """Legal ids for ``agent_selection``."""
+        return self._engine.legal_actions(self.game)
+
+    # -- what each game fills in ---------------------------------------------------------
+    def _new_game(self) -> None:
+        """Called by :meth:`reset` once the new game is dealt."""
+
+    def _render_text(self) -> str:
+        raise NotImplementedError
+
+    def _end_of_part(self) -> None:
+        """The round (deal) just ended: hand out its rewards and infos, end the episode or
+        start the next one."""
+        raise NotImplementedError
+
+
+__all__ = ["CardGameEnv", "FastDiscrete", "place_reward", "wrap"]

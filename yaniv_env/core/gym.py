@@ -1,0 +1,202 @@
+"""The single-agent Gymnasium wrapper both games share: the learner takes one seat,
+opponents (policies) play the others.
+
+Opponents are stepped inside :meth:`CardGameGymEnv.step`, so the observation, reward and
+termination returned always belong to the learner. ``opponents`` is a list (one entry per
+other seat, or one entry reused for all) of policies: objects with
+``act(observation, action_mask)``, callables ``f(observation, action_mask) -> int``, or
+names of the policy registry (:mod:`yaniv_env.core.policies`, filled by ``agents``);
+the default is the game's ``default_opponent``. :meth:`~CardGameGymEnv.set_opponents`
+changes them between episodes (from the next reset on); :attr:`~CardGameGymEnv.opponents`
+reads them. ``learner_seat`` is a seat number or ``"random"`` (drawn per episode from the
+environment's generator).
+
+A game's wrapper is a subclass that sets ``aec_class`` (the AEC environment it drives;
+other keyword arguments go to its constructor) and ``default_opponent``.
+
+The legal-action mask is :meth:`~CardGameGymEnv.action_masks` (for sb3-contrib's
+MaskablePPO) and ``info["action_mask"]``. The reward is the learner's AEC reward summed
+over everything that happened since its previous decision.
+
+An illegal action (only possible without the mask) ends the episode with
+``illegal_reward`` (default -1) and ``info["illegal_action"] = True``, as PettingZoo's
+``TerminateIllegalWrapper`` does, so that unmasked algorithms and the environment
+checkers can run; ``illegal_action="raise"`` raises ``ValueError`` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .policies import Policy, as_policy
+
+OpponentSpec = Any  # a registered name, a Policy, or a callable (observation, mask) -> int
+
+
+class CardGameGymEnv(gymnasium.Env):
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    #: The AEC environment class the wrapper drives.
+    aec_class: type
+    #: The opponent at every other seat when ``opponents`` is not given.
+    default_opponent: OpponentSpec = "random"
+
+    def __init__(
+        self,
+        rules="standard",
+        num_players: int = 2,
+        opponents: Sequence[OpponentSpec] | OpponentSpec | None = None,
+        learner_seat: int | str = 0,
+        episode: str = "game",
+        reward: str = "score_outcome",
+        turn_limit: int | None = None,
+        illegal_action: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **env_kwargs,
+    ):
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.aec = self.aec_class(
+            rules=rules,
+            num_players=num_players,
+            episode=episode,
+            reward=reward,
+            turn_limit=turn_limit,
+            render_mode=render_mode,
+            **env_kwargs,
+        )
+        self.rules = self.aec.rules
+        n = self.rules.num_players
+        if learner_seat != "random" and not (type(learner_seat) is int and 0 <= learner_seat < n):
+            raise ValueError(f"learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self.set_opponents(self.default_opponent if opponents is None else opponents)
+        self._opponents = self._next_opponents
+        self.observation_space = self.aec.observation_spaces["player_0"]["observation"]
+        self.action_space = spaces.Discrete(self.aec.table.num_actions)
+        self.render_mode = render_mode
+        self._seat = 0
+        self._done = True
+        self._mask = np.zeros(self.action_space.n, dtype=np.int8)
+
+    @property
+    def opponents(self) -> list[Policy]:
+        """The policies at the other seats in the current episode (a copy), in seat order
+        after the learner's."""
+        return list(self._opponents)
+
+    def set_opponents(self, opponents: Sequence[OpponentSpec] | OpponentSpec) -> None:
+        """Seat other opponents from the next :meth:`reset` on: one spec per other seat, or
+        one spec for all (policy objects, callables or registered names, which are made
+        with this environment's rules). ``ValueError`` for a wrong count or an unknown
+        name or something that is not a policy; nothing changes then."""
+        if isinstance(opponents, str) or hasattr(opponents, "act") or callable(opponents):
+            opponents = [opponents]
+        elif not isinstance(opponents, Sequence):
+            raise ValueError(f"opponents must be a policy or a sequence of policies, got {type(opponents).__name__}")
+        seats = self.rules.num_players - 1
+        opponents = list(opponents)
+        if len(opponents) == 1:
+            opponents = opponents * seats
+        if len(opponents) != seats:
+            raise ValueError(f"opponents: {len(opponents)} given for {seats} other seats")
+        self._next_opponents = [as_policy(o, None, self.rules) for o in opponents]
+
+    @property
+    def seat(self) -> int:
+        """The learner's seat in the current episode."""
+        return self._seat
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal-action mask (``bool``), for MaskablePPO."""
+        return self._mask.astype(bool)
+
+    #: Deals tried at reset before giving up (see :meth:`reset`).
+    MAX_REDEALS = 100
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode with the opponents last set. The AEC game is seeded from this
+        environment's generator. If the opponents finish the episode before the learner's
+        first decision (a round called at once in a ``"round"`` episode), the learner had
+        nothing to decide: a new deal is played instead. Rewards the learner earns before
+        its first decision are added to the reward of its first step."""
+        super().reset(seed=seed)
+        aec = self.aec
+        n = self.rules.num_players
+        self._opponents = self._next_opponents
+        self._seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else self.learner_seat
+        if seed is not None:
+            for i, opp in enumerate(self._opponents):
+                if hasattr(opp, "reset"):
+                    opp.reset(seed=seed * 1000 + i + 1)
+        others = [p for p in range(n) if p != self._seat]
+        self._seat_policies = {aec.possible_agents[p]: opp for p, opp in zip(others, self._opponents, strict=True)}
+        self._learner = aec.possible_agents[self._seat]
+        for _ in range(self.MAX_REDEALS):
+            aec.reset(seed=int(self.np_random.integers(2**63)))
+            self._carry, _, _ = self._play_opponents()
+            if not self._done:
+                return self._observe(), self._info()
+        raise RuntimeError(
+            f"the opponents ended {self.MAX_REDEALS} episodes in a row before the learner's first decision"
+        )
+
+    def step(self, action):
+        aec = self.aec
+        if self._done or aec.agent_selection != self._learner:
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        if not (0 <= int(action) < self._mask.size and self._mask[int(action)]):
+            if self.illegal_action == "raise":
+                aec.step(int(action))  # raises ValueError naming the action and the legal ones
+            self._done = True
+            obs = self._observe()
+            return obs, self.illegal_reward, True, False, {**self._info(), "illegal_action": True}
+        aec.step(int(action))
+        reward = aec.rewards.get(self._learner, 0.0) + self._carry
+        self._carry = 0.0
+        more, terminated, truncated = self._play_opponents()
+        obs = self._observe()
+        return obs, float(reward + more), terminated, truncated, self._info()
+
+    def _play_opponents(self) -> tuple[float, bool, bool]:
+        """Step other seats until the learner must act or its episode is over."""
+        aec = self.aec
+        learner = self._learner
+        reward = 0.0
+        while True:
+            if aec.terminations.get(learner, True) or aec.truncations.get(learner, False):
+                self._done = True
+                return reward, bool(aec.terminations.get(learner, True)), bool(aec.truncations.get(learner, False))
+            agent = aec.agent_selection
+            if agent == learner:
+                self._done = False
+                return reward, False, False
+            if aec.terminations[agent] or aec.truncations[agent]:
+                aec.step(None)
+            else:
+                o = aec.observe(agent)
+                aec.step(int(self._seat_policies[agent].act(o["observation"], o["action_mask"])))
+            reward += aec.rewards.get(learner, 0.0)
+
+    def _observe(self) -> np.ndarray:
+        o = self.aec.observe(self._learner)
+        self._mask = o["action_mask"]
+        return o["observation"]
+
+    def _info(self) -> dict:
+        # The learner's AEC info (the last finished round's result) plus mask and seat.
+        return {**self.aec.infos.get(self._learner, {}), "action_mask": self._mask, "seat": self._seat}
+
+    def render(self):
+        return self.aec.render()
+
+
+__all__ = ["CardGameGymEnv", "OpponentSpec"]
