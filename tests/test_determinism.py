@@ -1,5 +1,6 @@
 """Determinism: a game is a function of its seed and the actions played. All randomness
-comes from ``state.rng``; the global ``random`` and ``np.random`` states play no part, and
+comes from the game key ``state.key`` (drawn once from the seed's generator); the global
+``random`` and ``np.random`` states play no part, and
 ``state.copy()`` is an independent state with the same future."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from yaniv_env import PRESETS, engine
+from yaniv_env.core.seeding import game_key
 from yaniv_env.engine import State
 
 CONFIGS = [(name, n) for name in sorted(PRESETS) for n in (2, 4)]
@@ -26,13 +28,11 @@ def _restore_global_generators():
 
 
 def fingerprint(s: State) -> tuple:
-    """Everything about a state, the generator's position included."""
+    """Everything about a state, the game key and reshuffle counter included."""
     parts = []
     for name in State.__slots__:
         value = getattr(s, name)
-        if name == "rng":
-            value = repr(value.bit_generator.state)
-        elif name == "table":
+        if name == "table":
             value = value.rules
         parts.append((name, copy.deepcopy(value)))
     return (repr(s), tuple(parts))
@@ -162,7 +162,12 @@ def test_copy_with_another_generator():
     other = np.random.default_rng(123)
     before = fingerprint(s)
     c = s.copy(rng=other)
-    assert c.rng is other and s.rng is not other
+    assert c.key == game_key(np.random.default_rng(123)) and c.key != s.key
+    assert s.copy(key=5).key == 5
+    with pytest.raises(ValueError, match="key"):
+        s.copy(key=-1)
+    with pytest.raises(ValueError, match="not both"):
+        s.copy(rng=other, key=5)
     assert c.hands == s.hands and c.hands is not s.hands
     for name in ("hands", "known", "stock", "pile", "top", "scores", "alive", "out_round", "asaf_queue"):
         assert getattr(c, name) is not getattr(s, name), name
@@ -176,7 +181,7 @@ def test_copy_with_another_generator():
     assert fingerprint(s) == before
 
 
-def test_lots_and_reshuffles_use_only_the_state_rng():
+def test_lots_and_reshuffles_use_only_the_game_key():
     """Same state, same generator state: identical reshuffles and lots, whatever the
     global generators do in between."""
     rules = PRESETS["standard"].with_players(3)

@@ -17,6 +17,7 @@ import pytest
 from yaniv_env import PRESETS, engine
 from yaniv_env.actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE, encode_take
 from yaniv_env.cards import JOKER, parse_card, parse_cards, standard_deck
+from yaniv_env.core.seeding import LOTS, lot, stream_key
 from yaniv_env.engine import IllegalActionError, State
 
 # -- helpers ---------------------------------------------------------------------------
@@ -103,9 +104,7 @@ def snapshot(s: State) -> dict:
     snap = {}
     for name in State.__slots__:
         value = getattr(s, name)
-        if name == "rng":
-            value = repr(value.bit_generator.state)
-        elif name == "table":
+        if name == "table":
             value = value.rules
         snap[name] = copy.deepcopy(value)
     snap["repr"] = repr(s)
@@ -741,11 +740,12 @@ def test_round_winner_plays_first(preset, hands, caller, responses, first):
     assert engine.all_cards(s) == deck_of(s)
 
 
-def test_lots_among_tied_winners_come_from_the_state_rng():
+def test_lots_among_tied_winners_come_from_the_game_key():
+    """Lots among tied winners of round r: ``lot(2, stream_key(key, r, LOTS, 1))``."""
     chosen = set()
     for seed in range(24):
         s = make("standard", ["5S", "3H", "2D AD", "KD"], "QC", seed=seed)
-        predicted = [1, 2][int(copy.deepcopy(s.rng).integers(2))]
+        predicted = [1, 2][lot(2, stream_key(s.key, s.round_index, LOTS, 1))]
         res = call_and_respond(s)
         assert res.winners == [1, 2]
         assert s.next_first == predicted

@@ -42,7 +42,6 @@ hand (tests do) sets ``state._counts = None`` afterwards, or edits a fresh copy.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -63,8 +62,19 @@ from .actions import (
     action_table,
 )
 from .cards import JOKER, NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
+from .core.seeding import (
+    DEAL,
+    LOTS,
+    RESHUFFLE,
+    game_key,
+    generator,
+    lot,
+    rekeyed,
+    seat_blocks,
+    shuffled,
+    stream_key,
+)
 from .rules import Rules
-from .core.seeding import generator
 
 DISCARD, DRAW, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE, ROUND_OVER, GAME_OVER = range(7)
 PHASE_NAMES = ("discard", "draw", "slam", "asaf", "blast", "round_over", "game_over")
@@ -111,20 +121,22 @@ class State:
     """
 
     __slots__ = (
-        "rules", "table", "rng", "num_players", "scores", "alive", "out_round", "hands", "known",
+        "rules", "table", "key", "reshuffles", "num_players", "scores", "alive", "out_round", "hands", "known",
         "stock", "pile", "top", "takeable", "take_ids", "top_flashed", "pending", "drawn",
         "drawn_from_stock", "phase", "current", "turn_player", "caller", "asaf_queue",
         "blast_cards", "round_index", "round_turns", "turns", "first_player", "next_first",
         "round_result", "game_truncated", "last_action", "draw_ends_round", "_counts",
     )  # fmt: skip
 
-    def copy(self, rng: np.random.Generator | None = None) -> State:
-        """An independent copy (for search). The copy's generator is ``rng`` if given,
-        else a copy of this one (same future draws)."""
+    def copy(self, rng: np.random.Generator | None = None, key: int | None = None) -> State:
+        """An independent copy (for search). The copy keeps this game's key (the same
+        future reshuffles, lots and deals) unless re-keyed: ``key`` gives the copy that
+        key, ``rng`` draws a new one from that generator (:func:`game_key`), so that a
+        search does not play on the real hidden future."""
         new = State.__new__(State)
         for name in State.__slots__:
             setattr(new, name, getattr(self, name))
-        new.rng = copy.deepcopy(self.rng) if rng is None else rng
+        new.key = rekeyed(self.key, rng, key)
         new.scores = list(self.scores)
         new.alive = list(self.alive)
         new.out_round = list(self.out_round)
@@ -157,7 +169,8 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     n = rules.num_players
     s.rules = rules
     s.table = action_table(rules)
-    s.rng = rng
+    s.key = game_key(rng)
+    s.reshuffles = 0
     s.num_players = n
     s.scores = [0] * n
     s.alive = [True] * n
@@ -187,27 +200,26 @@ def new_game(rules: Rules, seed: int | None = None, rng: np.random.Generator | N
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
     s = _empty_state(rules, generator(seed, rng))
-    s.first_player = int(s.rng.integers(rules.num_players))
+    s.first_player = lot(rules.num_players, stream_key(s.key, 0, LOTS))
     _deal(s)
     return s
 
 
 def _deal(s: State) -> None:
+    """Deal round ``s.round_index`` as the module docstring's contract says."""
     s._counts = None  # made again from the new deal when needed
     rules = s.rules
-    deck = np.array(standard_deck(rules.jokers_per_deck, rules.num_decks))
-    stock = s.rng.permutation(deck).tolist()
     n = s.num_players
-    s.hands = [[] for _ in range(n)]
+    deck = shuffled(standard_deck(rules.jokers_per_deck, rules.num_decks), stream_key(s.key, s.round_index, DEAL))
+    blocks, stock = seat_blocks(deck, n, rules.hand_size)
+    top = stock.pop()
+    out = [block for p, block in enumerate(blocks) if not s.alive[p]]
+    s.hands = [block if s.alive[p] else [] for p, block in enumerate(blocks)]
     s.known = [[] for _ in range(n)]
-    seats = [(s.first_player + i) % n for i in range(n)]
-    seats = [p for p in seats if s.alive[p]]
-    for _ in range(rules.hand_size):  # one card at a time, from the first player
-        for p in seats:
-            s.hands[p].append(stock.pop())
-    s.stock = stock
+    s.stock = [k for block in out for k in block] + stock if out else stock
+    s.reshuffles = 0
     s.pile = []
-    _set_top(s, [stock.pop()], None)
+    _set_top(s, [top], None)
     s.pending = None
     s.round_turns = 0
     s.round_result = None
@@ -302,7 +314,7 @@ def from_position(
         raise ValueError(f"cards not in the deck (or placed twice): {cards_name(sorted(extra.elements()))}")
     rest = sorted((deck - placed).elements())
     if stock is None:
-        stock = s.rng.permutation(np.array(rest, dtype=np.int64)).tolist() if rest else []
+        stock = shuffled(rest, stream_key(s.key, round_index, DEAL))
     elif Counter(stock) != deck - placed:
         raise ValueError(f"stock: must hold exactly the cards placed nowhere else: {cards_name(rest)}")
     s.stock = [int(k) for k in stock]
@@ -556,7 +568,8 @@ def _apply_draw(s: State, action: int) -> None:
     s.pending = None
     if not s.stock:
         if s.rules.stock_exhaustion == "reshuffle":
-            s.stock = s.rng.permutation(np.array(s.pile, dtype=np.int64)).tolist() if s.pile else []
+            s.stock = shuffled(s.pile, stream_key(s.key, s.round_index, RESHUFFLE, s.reshuffles))
+            s.reshuffles += 1
             s.pile = []
             if c is not None:
                 row = _pile_row(s.num_players) * NUM_KINDS
@@ -769,7 +782,7 @@ def _end_round(
         # The round winner starts; lots among tied winners; after a drawn round, the
         # seat after this round's first player.
         if len(winners) > 1:
-            nxt = winners[int(s.rng.integers(len(winners)))]
+            nxt = winners[lot(len(winners), stream_key(s.key, s.round_index, LOTS, 1))]
         else:
             nxt = winners[0] if winners else _next_alive(s, s.first_player)
         s.next_first = nxt if s.alive[nxt] else _next_alive(s, nxt)
