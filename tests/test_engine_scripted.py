@@ -44,10 +44,10 @@ def make(
 ) -> State:
     """A position at the start of ``current``'s turn. ``draws``: the first stock cards, in
     draw order (the rest of the deck follows). ``stock``: the whole stock in draw order,
-    every card not placed elsewhere going to the pile below the top set."""
-    rules = PRESETS[preset].with_players(len(hands))
-    if changes:
-        rules = rules.replace(**changes)
+    every card not placed elsewhere going to the pile below the top set. ``changes``: rule
+    options; windows are offered only to who can use them (``private_windows=False``)
+    unless a test asks for private windows."""
+    rules = PRESETS[preset].with_players(len(hands)).replace(**{"private_windows": False} | changes)
     hands_k = [C(h) for h in hands]
     top_k, pile_k = C(top), C(pile)
     deck = Counter(standard_deck(rules.jokers_per_deck, rules.num_decks))
@@ -87,6 +87,13 @@ def tk(text: str) -> int:
 def play(s: State, *actions: int) -> State:
     for a in actions:
         engine.apply(s, a)
+    return s
+
+
+def pass_blast_windows(s: State) -> State:
+    """Answer the Blast windows in which the player to act can only pass (private windows)."""
+    while s.phase == engine.BLAST_PHASE and engine.legal_actions(s) == [PASS]:
+        engine.apply(s, PASS)
     return s
 
 
@@ -567,7 +574,7 @@ SLAM_ROWS = [
     ("standard", "5H 6H 7H 2C", "KS", "5H 6H 7H", None, "7S", False),  # not after a run
     ("standard", "7H 2C 3D", "7S", "7H", "7S", "8S", False),  # from the stock only
     ("standard", "7H 2C 3D", "KS", "7H", None, "8S", False),
-    ("standard", "JK 2C 3D", "KS", "JK", None, "JK", False),  # a pair of jokers is no set
+    ("standard", "JK 2C 3D", "KS", "JK", None, "JK", True),  # 002 "the same kind": a joker on a joker
     ("french", "7H 2C 3D", "KS", "7H", None, "7S", True),
     ("french", "7H 7D 2C", "KS", "7H 7D", None, "7S", True),
     ("french", "5H 6H 7H 2C", "KS", "5H 6H 7H", None, "7S", False),
@@ -577,20 +584,33 @@ SLAM_ROWS = [
     ("seven", "7H 7D 2C", "KS", "7H 7D", None, "7S", False),  # 000: after a single card only
     ("seven", "5H 6H 7H 2C", "KS", "5H 6H 7H", None, "7S", False),
     ("seven", "7H 2C 3D", "KS", "7H", None, "8S", False),
+    ("seven", "JK 2C 3D", "KS", "JK", None, "JK", True),  # 000 "equal (same value)"
+    ("seven", "JK 2C 3D", "KS", "JK", None, "5S", False),
     ("two_deck", "7H 2C 3D", "KS", "7H", None, "7S", False),  # 004: no slam-down
     ("two_deck", "7H 7D 2C", "KS", "7H 7D", None, "7S", False),
 ]
 
 
+@pytest.mark.parametrize("private", [False, True])
 @pytest.mark.parametrize(("preset", "hand", "top", "discard", "take", "stock_card", "allowed"), SLAM_ROWS)
-def test_slam_down(preset, hand, top, discard, take, stock_card, allowed):
-    s = make(preset, [hand, "KD QD"], top, draws=stock_card)
+def test_slam_down(preset, hand, top, discard, take, stock_card, allowed, private):
+    s = make(preset, [hand, "KD QD"], top, draws=stock_card, private_windows=private)
     discard_take = "7H" if preset == "seven" and discard == "7H 7D" else None
     if preset == "two_deck" and discard == "7H 7D":
         discard_take = "7H 7D"
     play(s, disc(s, discard, discard_take), DRAW_STOCK if take is None else tk(take))
     drawn = parse_card(stock_card if take is None else take)
     if not allowed:
+        # With private windows a stock card after a discard a slam may follow opens the
+        # window anyway, with nothing but a pass: the sequence does not show the card.
+        slam_kind = preset in ("standard", "french") and discard != "5H 6H 7H" or discard in ("7H", "JK")
+        if private and take is None and slam_kind and preset != "two_deck":
+            assert s.phase == engine.SLAM_PHASE and s.current == 0
+            assert engine.legal_actions(s) == [PASS]
+            with pytest.raises(IllegalActionError, match="pass"):
+                engine.apply(s, SLAM)
+            play(s, PASS)
+        pass_blast_windows(s)
         assert s.phase == engine.DISCARD and s.current == 1
         assert SLAM not in engine.legal_actions(s)
         return
@@ -598,8 +618,10 @@ def test_slam_down(preset, hand, top, discard, take, stock_card, allowed):
     assert engine.legal_actions(s) == [SLAM, PASS]
     s2 = s.copy()
     play(s, SLAM)
+    pass_blast_windows(s)
     assert drawn not in s.hands[0]
     assert s.top == C(discard) + [drawn]
+    assert engine.all_cards(s) == deck_of(s)
     assert s.phase == engine.DISCARD and s.current == 1
     # the slammed card joins the set; the pick-up rule applies to it (000: the slammed card is on top)
     expected = {drawn} if preset == "seven" else set(s.top)
@@ -607,7 +629,7 @@ def test_slam_down(preset, hand, top, discard, take, stock_card, allowed):
     play(s, disc(s, "KD"))
     assert takes(s) == expected
     # or decline
-    play(s2, PASS)
+    pass_blast_windows(play(s2, PASS))
     assert drawn in s2.hands[0] and s2.top == C(discard)
     assert s2.phase == engine.DISCARD and s2.current == 1
 

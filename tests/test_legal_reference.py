@@ -115,25 +115,42 @@ def ref_moves(rules, hand) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
     return {(sub, tuple(sorted(take))) for sub in sub_multisets(hand) for take in ref_take_options(rules, sub)}
 
 
+def ref_slam_window(rules, discarded) -> bool:
+    """Whether the discard's kind lets a slam-down follow it: a single card, or a
+    same-rank set under ``same_rank``."""
+    if rules.slam == "none":
+        return False
+    is_set = JK not in discarded and len({rank_of(k) for k in discarded}) == 1
+    return len(discarded) == 1 or (rules.slam == "same_rank" and is_set)
+
+
 def ref_slam_allowed(rules, discarded, drawn: int, from_stock: bool) -> bool:
-    if rules.slam == "none" or drawn == JK or JK in discarded:
+    if rules.slam == "none" or (rules.slam_from_stock_only and not from_stock):
         return False
-    if rules.slam_from_stock_only and not from_stock:
-        return False
+    if drawn == JK or JK in discarded:  # 002 "the same kind", 000 "equal (same value)"
+        return tuple(discarded) == (JK,) and drawn == JK and rules.slam_joker_on_joker
     if {rank_of(k) for k in discarded} != {rank_of(drawn)}:
         return False
     return len(discarded) == 1 or rules.slam == "same_rank"
 
 
-def ref_blast_holder(rules, state, top, flashed):
-    """The seat that may Blast the previous discard ``top`` (None: nobody)."""
+def ref_blast_queue(rules, state, top, flashed) -> list[int]:
+    """Who answers the Blast window on the previous discard ``top``, in order: with private
+    windows every player in, from the turn player on, whose hand is large enough (none if
+    a missing card is out of play); else the one seat that holds the missing cards."""
     if not rules.blast or flashed or JK in top or len({rank_of(k) for k in top}) != 1 or len(top) >= 4:
-        return None
+        return []
     rank = rank_of(top[0])
     missing = [s * 13 + rank for s in range(4) if s * 13 + rank not in top]
-    holders = [p for p in range(rules.num_players) if state.alive[p] and set(missing) <= set(state.hands[p])]
+    n = rules.num_players
+    if rules.private_windows:
+        if set(missing) & set(state.pile):
+            return []
+        order = [(state.turn_player + i) % n for i in range(n)]
+        return [p for p in order if state.alive[p] and len(state.hands[p]) >= len(missing)]
+    holders = [p for p in range(n) if state.alive[p] and set(missing) <= set(state.hands[p])]
     assert len(holders) <= 1
-    return holders[0] if holders else None
+    return holders
 
 
 # -- hands ----------------------------------------------------------------------------
@@ -325,16 +342,16 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
     model = {}
 
     def new_round():
-        model.update(top=list(s.top), take=set(s.top), flashed=False, pending=None, drawn=None)
+        model.update(top=list(s.top), take=set(s.top), flashed=False, pending=None, drawn=None, queue=[])
         assert len(s.top) == 1
         check_blast_offer()
 
     def check_blast_offer():
-        holder = ref_blast_holder(rules, s, model["top"], model["flashed"])
-        if holder is None:
+        model["queue"] = ref_blast_queue(rules, s, model["top"], model["flashed"])
+        if not model["queue"]:
             assert s.phase != engine.BLAST_PHASE
         else:
-            assert s.phase == engine.BLAST_PHASE and s.current == holder
+            assert s.phase == engine.BLAST_PHASE and s.current == model["queue"][0]
             assert sorted(s.blast_cards) == sorted(set(range(rank_of(model["top"][0]), 52, 13)) - set(model["top"]))
 
     new_round()
@@ -366,12 +383,17 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
             assert set(acts) == expected
             assert sorted(s.takeable) == sorted(model["take"])
         elif phase == engine.SLAM_PHASE:
-            assert acts == [SLAM, PASS]
+            slam = ref_slam_allowed(rules, model["pending"].cards, model["drawn"], model["from_stock"])
+            assert acts == ([SLAM, PASS] if slam else [PASS])
+            seen["slam_pass_only"] += not slam
         elif phase == engine.ASAF_PHASE:
             assert acts == [ASAF, PASS]
             assert s.current != s.caller
         elif phase == engine.BLAST_PHASE:
-            assert acts == [BLAST, PASS]
+            assert s.current == model["queue"][0]
+            holds = set(s.blast_cards) <= set(hand)
+            assert acts == ([BLAST, PASS] if holds else [PASS])
+            seen["blast_pass_only"] += not holds
         action = int(acts[int(g.integers(len(acts)))])
         engine.apply(s, action)
         ended = s.phase in (engine.ROUND_OVER, engine.GAME_OVER)
@@ -384,10 +406,12 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
             else:
                 drawn = action - TAKE_BASE
             model.update(top=list(d.cards), take=set(d.takeable), flashed=False, drawn=drawn)
+            model["from_stock"] = action == DRAW_STOCK
             if not ended:
                 slam = ref_slam_allowed(rules, d.cards, drawn, action == DRAW_STOCK)
-                assert (s.phase == engine.SLAM_PHASE) == slam, (d, drawn, action)
-                if not slam:
+                hidden = rules.private_windows and action == DRAW_STOCK and ref_slam_window(rules, d.cards)
+                assert (s.phase == engine.SLAM_PHASE) == (slam or hidden), (d, drawn, action)
+                if s.phase != engine.SLAM_PHASE:
                     check_blast_offer()
         elif phase == engine.SLAM_PHASE:
             if action == SLAM:
@@ -399,18 +423,30 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
         elif phase == engine.BLAST_PHASE and action == BLAST:
             model["top"] = model["top"] + sorted(set(range(rank_of(model["top"][0]), 52, 13)) - set(model["top"]))
             model["take"] = set(set_takeable(rules, model["top"]))
+            if not ended:
+                assert s.phase == engine.DISCARD and s.current == s.turn_player
+        elif phase == engine.BLAST_PHASE:
+            model["queue"].pop(0)
+            if model["queue"]:
+                assert s.phase == engine.BLAST_PHASE and s.current == model["queue"][0]
+            else:
+                assert s.phase == engine.DISCARD and s.current == s.turn_player
     return seen
 
 
+@pytest.mark.parametrize("private", [True, False])
 @pytest.mark.parametrize(("name", "n"), CONFIGS)
-def test_legal_actions_match_reference_in_random_games(name, n):
-    rules = rules_for(name, n)
+def test_legal_actions_match_reference_in_random_games(name, n, private):
+    rules = rules_for(name, n).replace(private_windows=private)
     seen: Counter = Counter()
     for seed in range(12):
         seen += run_random_game(rules, seed, max_steps=700)
     assert seen["discard"] > 1000 and seen["draw"] > 1000
     if rules.slam != "none":
         assert seen["slam"] > 0
+        assert (seen["slam_pass_only"] > 0) == private
+    if rules.blast:
+        assert (seen["blast_pass_only"] > 0) == private
     if rules.challenge == "asaf":
         assert seen["asaf"] > 0
     if rules.blast:

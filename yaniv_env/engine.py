@@ -123,8 +123,8 @@ class State:
     __slots__ = (
         "rules", "table", "key", "reshuffles", "num_players", "scores", "alive", "out_round", "hands", "known",
         "stock", "pile", "top", "takeable", "take_ids", "top_flashed", "pending", "drawn",
-        "drawn_from_stock", "phase", "current", "turn_player", "caller", "asaf_queue",
-        "blast_cards", "round_index", "round_turns", "turns", "first_player", "next_first",
+        "drawn_from_stock", "drawn_slammable", "phase", "current", "turn_player", "caller", "asaf_queue",
+        "blast_cards", "blast_queue", "round_index", "round_turns", "turns", "first_player", "next_first",
         "round_result", "game_truncated", "last_action", "draw_ends_round", "_counts",
     )  # fmt: skip
 
@@ -146,6 +146,7 @@ class State:
         new.pile = list(self.pile)
         new.top = list(self.top)
         new.asaf_queue = list(self.asaf_queue)
+        new.blast_queue = list(self.blast_queue)
         new._counts = None  # made again from the lists when needed
         return new
 
@@ -181,10 +182,10 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     s.takeable, s.take_ids = (), ()
     s.top_flashed = False
     s.pending = None
-    s.drawn, s.drawn_from_stock = -1, False
+    s.drawn, s.drawn_from_stock, s.drawn_slammable = -1, False, False
     s.phase, s.current, s.turn_player = DISCARD, 0, 0
     s.caller = None
-    s.asaf_queue, s.blast_cards = [], ()
+    s.asaf_queue, s.blast_cards, s.blast_queue = [], (), []
     s.round_index, s.round_turns, s.turns = 0, 0, 0
     s.first_player = s.next_first = 0
     s.round_result = None
@@ -281,10 +282,14 @@ def from_position(
     alive: Sequence[bool] | None = None,
     known: Sequence[Sequence[int]] | None = None,
     round_index: int = 0,
+    blast_window: bool = False,
     seed: int | None = None,
     rng: np.random.Generator | None = None,
 ) -> State:
-    """A position at the start of ``current``'s turn (``DISCARD`` phase).
+    """A position at the start of ``current``'s turn (``DISCARD`` phase), or, with
+    ``blast_window=True``, just before it with the Blast window open on ``top`` as a fresh
+    deal or a finished turn opens it (``BLAST`` phase; a ``ValueError`` if the rules or
+    the position open no window).
 
     ``hands``: card kinds per seat (an eliminated seat holds none); ``top``: the previous
     discard as laid (``takeable`` defaults to what the rules let the next player take from
@@ -343,6 +348,10 @@ def from_position(
     s.round_index = round_index
     s.out_round = [-1 if a else max(round_index - 1, 0) for a in s.alive]
     s.phase = DISCARD
+    if blast_window:
+        _offer_blast(s)
+        if s.phase != BLAST_PHASE:
+            raise ValueError(f"blast_window: the {rules.name!r} rules open no Blast window on {cards_name(top)} here")
     return s
 
 
@@ -416,11 +425,11 @@ def legal_actions(s: State) -> list[int]:
     if phase == DRAW:
         return [DRAW_STOCK, *s.take_ids] if s.stock else list(s.take_ids)
     if phase == SLAM_PHASE:
-        return [SLAM, PASS]
+        return [SLAM, PASS] if s.drawn_slammable else [PASS]
     if phase == ASAF_PHASE:
         return [ASAF, PASS]
     if phase == BLAST_PHASE:
-        return [BLAST, PASS]
+        return [BLAST, PASS] if _holds(s.hands[s.current], s.blast_cards) else [PASS]
     return []
 
 
@@ -577,22 +586,21 @@ def _apply_draw(s: State, action: int) -> None:
         else:
             s.draw_ends_round = True
     rules = s.rules
-    if (
-        rules.slam != "none"
-        and card != JOKER
-        and RANK[card] == d.rank
-        and (d.type == "single" or (d.type == "set" and rules.slam == "same_rank"))
-        and (from_stock or not rules.slam_from_stock_only)
-    ):
-        s.drawn, s.drawn_from_stock = card, from_stock
-        s.phase = SLAM_PHASE
-        return
+    if rules.slam != "none" and (d.type == "single" or (d.type == "set" and rules.slam == "same_rank")):
+        slammable = (from_stock or not rules.slam_from_stock_only) and (
+            RANK[card] == d.rank if card != JOKER else d.cards == (JOKER,) and rules.slam_joker_on_joker
+        )
+        # With private windows a card from the stock (hidden) always opens the window.
+        if slammable or (from_stock and rules.private_windows):
+            s.drawn, s.drawn_from_stock, s.drawn_slammable = card, from_stock, slammable
+            s.phase = SLAM_PHASE
+            return
     _end_turn(s)
 
 
 def _apply_slam(s: State, action: int) -> None:
     p = s.current
-    if action == SLAM:
+    if action == SLAM and s.drawn_slammable:
         card = s.drawn
         s.hands[p].remove(card)
         if s._counts is not None:
@@ -609,14 +617,14 @@ def _apply_slam(s: State, action: int) -> None:
     elif action == PASS:
         s.last_action = (p, action)
     else:
-        raise _illegal(s, action, "slam down the drawn card or pass")
+        raise _illegal(s, action, "slam down the drawn card or pass" if s.drawn_slammable else "pass")
     _end_turn(s)
 
 
 def _end_turn(s: State) -> None:
     s.turns += 1
     s.round_turns += 1
-    s.drawn = -1
+    s.drawn, s.drawn_slammable = -1, False
     if s.draw_ends_round:
         _end_round(s, "draw")
         return
@@ -637,25 +645,37 @@ def _next_alive(s: State, seat: int) -> int:
 
 
 def _offer_blast(s: State) -> None:
-    """Between turns (001): offer a Blast to the player who can complete the discard."""
+    """Between turns (001): open the Blast window on the discard (see the module
+    docstring): to every player who may answer, in turn from ``turn_player``, with private
+    windows; else to the player who can complete the discard."""
     if not s.rules.blast or s.top_flashed or len(s.top) >= 4:
         return
     rank = RANK[s.top[0]]
     if rank < 0 or any(RANK[k] != rank for k in s.top):
         return
-    missing = [suit * NUM_RANKS + rank for suit in range(4) if suit * NUM_RANKS + rank not in s.top]
-    for seat in range(s.num_players):
-        hand = s.hands[seat]
-        if s.alive[seat] and all(k in hand for k in missing):
-            s.blast_cards = tuple(missing)
-            s.current = seat
-            s.phase = BLAST_PHASE
+    missing = tuple(suit * NUM_RANKS + rank for suit in range(4) if suit * NUM_RANKS + rank not in s.top)
+    n = s.num_players
+    if s.rules.private_windows:
+        if any(k in s.pile for k in missing):  # public: nobody can complete it
             return
+        order = [(s.turn_player + i) % n for i in range(n)]
+        queue = [p for p in order if s.alive[p] and len(s.hands[p]) >= len(missing)]
+    else:
+        queue = [p for p in range(n) if s.alive[p] and _holds(s.hands[p], missing)][:1]
+    if queue:
+        s.blast_cards = missing
+        s.blast_queue = queue
+        s.current = queue[0]
+        s.phase = BLAST_PHASE
+
+
+def _holds(hand: list[int], cards) -> bool:
+    return all(k in hand for k in cards)
 
 
 def _apply_blast(s: State, action: int) -> None:
     p = s.current
-    if action == BLAST:
+    if action == BLAST and _holds(s.hands[p], s.blast_cards):
         s.hands[p] = _remove(s.hands[p], s.blast_cards)
         if s._counts is not None:
             _count(s._counts, p * NUM_KINDS, s.blast_cards, -1)
@@ -663,13 +683,19 @@ def _apply_blast(s: State, action: int) -> None:
         _set_top(s, s.top + list(s.blast_cards), None)
         s.last_action = (p, action)
         if not s.hands[p] and s.rules.empty_hand_wins:
+            s.blast_cards, s.blast_queue = (), []
             _end_round(s, "empty_hand", empty=p)
             return
     elif action == PASS:
         s.last_action = (p, action)
+        s.blast_queue.pop(0)
+        if s.blast_queue:
+            s.current = s.blast_queue[0]
+            return
     else:
-        raise _illegal(s, action, "Blast or pass")
+        raise _illegal(s, action, "Blast or pass" if _holds(s.hands[p], s.blast_cards) else "pass")
     s.blast_cards = ()
+    s.blast_queue = []
     s.current = s.turn_player
     s.phase = DISCARD
 
@@ -722,6 +748,9 @@ def _end_round(
             if loser is not None:
                 points[loser] = totals[loser] + rules.penalty
             points[winner] = 0
+            if beaten and rules.beaten_caller_alone:
+                points = [0] * n
+                points[caller] = totals[caller] + rules.penalty
         else:
             low = min(totals[p] for p in others)
             if low <= totals[caller]:
@@ -729,7 +758,9 @@ def _end_round(
                 winners = [p for p in others if totals[p] == low]
                 for p in others:
                     points[p] = totals[p]
-                if rules.beaten_winners_score == "zero":
+                if rules.beaten_caller_alone:
+                    points = [0] * n
+                elif rules.beaten_winners_score == "zero":
                     for p in winners:
                         points[p] = 0
                 points[caller] = totals[caller] + rules.penalty
@@ -779,9 +810,11 @@ def _end_round(
         turns=s.round_turns,
     )
     if not game_over:
-        # The round winner starts; lots among tied winners; after a drawn round, the
-        # seat after this round's first player.
-        if len(winners) > 1:
+        # The round winner starts (or the caller, next_leader="caller"); lots among tied
+        # winners; after a drawn round, the seat after this round's first player.
+        if caller is not None and rules.next_leader == "caller":
+            nxt = caller
+        elif len(winners) > 1:
             nxt = winners[lot(len(winners), stream_key(s.key, s.round_index, LOTS, 1))]
         else:
             nxt = winners[0] if winners else _next_alive(s, s.first_player)
@@ -798,7 +831,11 @@ def _milestone(rules: Rules, total: int) -> int:
         return total
     if kind == "table":
         return dict(rules.milestone_table).get(total, total)
-    if total > 0 and total % rules.milestone_every == 0:
+    if (
+        total > 0
+        and total % rules.milestone_every == 0
+        and (rules.milestone_max is None or total <= rules.milestone_max)
+    ):
         return total // 2 if kind == "halve" else total - rules.milestone_subtract
     return total
 
