@@ -81,8 +81,10 @@ def ref_take_options(rules, cards: tuple[int, ...]) -> set[frozenset]:
         return {frozenset(cards)}
     jokers = cards.count(JK)
     natural = [k for k in cards if k != JK]
-    # a same-rank set: two or more natural cards of one rank, laid in any order
-    if jokers == 0 and len({rank_of(k) for k in natural}) == 1:
+    # a same-rank set: two or more natural cards of one rank, laid in any order; with
+    # jokers in sets, jokers beside a pair ("pair") or beside any natural card ("any")
+    min_natural = {"none": len(cards) + 1, "pair": 2, "any": 1}[rules.set_jokers]
+    if len({rank_of(k) for k in natural}) == 1 and (jokers == 0 or len(natural) >= min_natural):
         for laid in set(itertools.permutations(cards)):
             options.add(set_takeable(rules, laid))
     # a run: run_min or more consecutive ranks of one suit, Ace low, no wrap, jokers
@@ -106,7 +108,10 @@ def ref_take_options(rules, cards: tuple[int, ...]) -> set[frozenset]:
             assert laid.count(JK) == jokers
             if not rules.run_jokers_at_ends and JK in (laid[0], laid[-1]):
                 continue
-            options.add(frozenset(laid) if rules.run_pickup == "any" else frozenset([laid[0], laid[-1]]))
+            if rules.run_pickup == "top":  # either direction: either end on top
+                options.update((frozenset([laid[0]]), frozenset([laid[-1]])))
+            else:
+                options.add(frozenset(laid) if rules.run_pickup == "any" else frozenset([laid[0], laid[-1]]))
     return options
 
 
@@ -216,6 +221,67 @@ def test_legal_discards_match_reference_on_random_hands(name, n):
         check_hand(rules, table, hand)
         checked += 1
     assert checked == 1500
+
+
+OPTION_VARIANTS = [
+    ("standard", 2, {"set_jokers": "pair"}),
+    ("standard", 3, {"set_jokers": "any"}),
+    ("seven", 2, {"set_jokers": "any"}),  # top-card pick-up
+    ("two_deck", 4, {"set_jokers": "pair"}),  # ends pick-up, two decks
+    ("two_deck", 2, {"set_jokers": "any", "run_pickup": "top"}),
+    ("standard", 2, {"run_pickup": "top"}),
+    ("seven", 2, {"run_pickup": "top"}),
+]
+
+
+@pytest.mark.parametrize(("name", "n", "changes"), OPTION_VARIANTS)
+def test_legal_discards_match_reference_with_joker_sets_and_top_run_pickup(name, n, changes):
+    """The options that add discard ids: random hands, and every same-rank hand with
+    jokers beside it."""
+    rules = rules_for(name, n).replace(**changes)
+    table = action_table(rules)
+    rng = np.random.default_rng(77 + n)
+    for hand in random_hands(rules, rng, 800):
+        check_hand(rules, table, hand)
+    sevens = [s * 13 + 6 for s in range(4)] * rules.num_decks
+    for size in range(1, rules.hand_size):
+        for combo in set(itertools.combinations(sorted(sevens), size)):
+            for jokers in range(1, min(rules.num_jokers, rules.hand_size - size) + 1):
+                check_hand(rules, table, list(combo) + [JK] * jokers)
+    for k in range(DISCARD_BASE, table.num_actions, 7):  # the engine's pick-up of a laid set agrees
+        d = table.discards[k - DISCARD_BASE]
+        if d.type == "run" and len({rank_of(c) for c in d.cards if c != JK}) == 1:
+            continue  # 🃏 7♠ 🃏: a run or a set; from_position reads it as the set
+        assert engine._takeable_of(rules, list(d.cards)) == d.takeable, table.name(k)
+
+
+def test_option_ids_only_when_the_option_is_on():
+    """Jokers in sets and top-of-run pick-up add ids only when on; the presets' tables are
+    unchanged (a digest of every discard of every preset and deck count)."""
+    import hashlib
+
+    digests = {}
+    for name, rules in PRESETS.items():
+        for n in (2, 4):
+            table = action_table(rules.with_players(n))
+            text = "\n".join(repr((d.cards, d.takeable, d.type, d.rank)) for d in table.discards)
+            digests[name, n] = (table.num_actions, hashlib.sha256(text.encode()).hexdigest()[:16])
+    assert digests == {
+        ("standard", 2): (1543, "959d5d629703b246"),
+        ("standard", 4): (1543, "959d5d629703b246"),
+        ("seven", 2): (828, "a5be4b21ae7f12a1"),
+        ("seven", 4): (828, "a5be4b21ae7f12a1"),
+        ("french", 2): (374, "b94991bb5c1cc8b5"),
+        ("french", 4): (374, "b94991bb5c1cc8b5"),
+        ("two_deck", 2): (1016, "218b198e9df96b75"),
+        ("two_deck", 4): (3382, "f37567e564c06e31"),
+    }
+    base = action_table(PRESETS["standard"])
+    for changes in ({"set_jokers": "pair"}, {"set_jokers": "any"}, {"run_pickup": "top"}):
+        table = action_table(PRESETS["standard"].replace(**changes))
+        assert table.num_actions > base.num_actions
+        assert table.names()[: base.num_actions - 0][: DISCARD_BASE + 53] == base.names()[: DISCARD_BASE + 53]
+    assert action_table(PRESETS["french"].replace(set_jokers="any")).num_actions == 374  # no jokers, no new ids
 
 
 @pytest.mark.parametrize(

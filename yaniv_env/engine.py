@@ -55,6 +55,7 @@ from .actions import (
     DISCARD_BASE,
     DRAW_STOCK,
     PASS,
+    SET_JOKER_MIN_NATURAL,
     SLAM,
     TAKE_BASE,
     ActionTable,
@@ -260,7 +261,10 @@ def _takeable_of(rules: Rules, cards: list[int]) -> tuple[int, ...]:
     if len(cards) == 1:
         return (cards[0],)
     natural = [k for k in cards if k != JOKER]
-    is_set = len(natural) == len(cards) and len({RANK[k] for k in natural}) == 1
+    jokers = len(cards) - len(natural)
+    is_set = len({RANK[k] for k in natural}) == 1 and (
+        not jokers or len(natural) >= SET_JOKER_MIN_NATURAL.get(rules.set_jokers, len(cards))
+    )
     pickup = rules.set_pickup if is_set else rules.run_pickup
     if pickup == "any":
         return tuple(sorted(set(cards)))
