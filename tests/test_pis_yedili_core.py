@@ -729,3 +729,34 @@ def test_legal_mask_matches_legal_actions():
         assert mask.shape == (A.NUM_ACTIONS,) and np.flatnonzero(mask).tolist() == legal
         assert legal == sorted(set(legal))
         E.apply(s, r.choice(legal))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_every_deal_gives_each_seat_the_same_hand_whatever_was_played(n):
+    """Duplicate deals: the same seed with two different ways of playing deals each seat
+    the same hand in every deal (seat blocks of the deal's own shuffle), and the first
+    dealer is the key's lot."""
+    from yaniv_env.core.seeding import DEAL, LOTS, lot, seat_blocks, shuffled, stream_key
+
+    rules = STD.with_players(n)
+    for seed in range(4):
+        deals = []
+        for policy_seed in (1, 2):
+            s = E.new_game(rules, seed=seed)
+            assert s.dealer == lot(n, stream_key(s.key, 0, LOTS))
+            g = random.Random(policy_seed)
+            hands = []
+            while True:
+                hands.append([list(h) for h in s.hands])
+                expected = seat_blocks(
+                    shuffled(list(range(52)), stream_key(s.key, s.deal_index, DEAL)), n, rules.hand_size
+                )[0]
+                if s.phase == E.OPENING:  # nothing played yet in this deal
+                    assert s.hands == expected
+                while s.phase not in (E.DEAL_OVER, E.GAME_OVER):
+                    E.apply(s, g.choice(E.legal_actions(s)))
+                if s.phase == E.GAME_OVER:
+                    break
+                E.start_next_deal(s)
+            deals.append(hands)
+        assert deals[0] == deals[1]
