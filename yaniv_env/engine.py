@@ -17,17 +17,77 @@ A turn is split into decisions of the player in ``state.current``:
 * ``DISCARD``: call Yaniv (hand total ≤ ``call_max``) or lay one discard id;
 * ``DRAW``: draw from the stock or take a card from the *previous* discard (``state.top``,
   of which ``state.takeable`` may be taken); the set just laid is ``state.pending``;
-* ``SLAM``: slam the drawn card down or pass (only when the rules allow it for that card);
+* ``SLAM``: slam the drawn card down or pass (the slam window, below);
 * ``ASAF`` (001): after a call, each other player in turn from the caller's left may
   declare Asaf or pass; the first declaration starts the duel;
-* ``BLAST`` (001): between turns, the player holding the cards that complete the discard
-  into four of a kind may Blast or pass;
+* ``BLAST`` (001): between turns, Blast (complete the discard into four of a kind) or
+  pass (the Blast window, below);
 * ``ROUND_OVER``: ``state.round_result`` holds the round's outcome; call
   :func:`start_next_round`. ``GAME_OVER``: :func:`ranking` gives the final places.
 
-All randomness (shuffles, lots) comes from ``state.rng``, the one ``np.random.Generator``
-made from the seed. An illegal action raises :class:`IllegalActionError` (a
-``ValueError``) before anything changes.
+An illegal action raises :class:`IllegalActionError` (a ``ValueError``) before anything
+changes.
+
+Deals, lots and reshuffles (the contract the batched engine copies)
+-------------------------------------------------------------------
+Every random draw is a pure function of the game key and of where it is made, through
+the streams of :mod:`yaniv_env.core.seeding`. ``new_game(rules, seed=...)`` (or
+``rng=``) draws the key once: ``key = game_key(generator(seed, rng))``; the state keeps it
+in ``state.key`` and draws from no generator during play. ``r`` is ``state.round_index``
+(0 for the first round), ``n = rules.num_players`` (the seats at the start, eliminated
+ones included), ``H = rules.hand_size``:
+
+1. First player of the game: ``lot(n, stream_key(key, 0, LOTS))`` (lot index 0).
+2. Deal of round ``r``: ``D = shuffled(standard_deck(rules.jokers_per_deck,
+   rules.num_decks), stream_key(key, r, DEAL))``, the deck in its natural order;
+   ``M = len(D)``; cards are drawn from the end of a list. Seat ``p`` (``0 ≤ p < n``) owns
+   the block ``D[M-(p+1)·H : M-p·H]`` (positions ``p·H … p·H+H-1`` from the drawing
+   end), its hand in that list order, whoever starts the round and whatever happened
+   before (``seat_blocks``). The face-up card is ``D[M-n·H-1]``; the stock is
+   ``E + D[: M-n·H-1]`` (its last card drawn first), where ``E`` is the concatenation,
+   by increasing seat, of the blocks of the seats out of the game: they go to the bottom
+   of the stock, so the cards drawn first are the same whoever is out. Two games with
+   the same key therefore deal the same hands to the same seats in every round (the
+   duplicate format holds for the whole game); the face-up card and the stock too when
+   the same seats are in.
+3. Lots among the tied winners of round ``r`` (who starts round ``r + 1``):
+   ``winners[lot(len(winners), stream_key(key, r, LOTS, 1))]``, ``winners`` in
+   increasing seat order.
+4. Reshuffles: the ``k``-th time the stock runs out in round ``r`` (``k = 0, 1, …``
+   counted in ``state.reshuffles``, reset by each deal; an empty pile counts too), the new
+   stock is ``shuffled(pile, stream_key(key, r, RESHUFFLE, k))``, ``pile`` (the discards
+   below the top set) in its order on the table, oldest first.
+
+:func:`from_position` draws its key the same way; a stock it fills itself is
+``shuffled(rest, stream_key(key, round_index, DEAL))`` with ``rest`` sorted.
+``State.copy(key=...)`` or ``copy(rng=...)`` re-keys a copy, so that a search does not play
+on the real hidden future.
+
+Decision windows (``Rules.private_windows``)
+--------------------------------------------
+With ``private_windows=True`` (the default) the sequence of players to act is a function
+of public information only, so that ``agent_selection`` shows nothing the observations
+hide; with ``False`` a window is offered only to a player who can use it.
+
+* Slam window, after every draw when ``rules.slam != "none"`` and the discard just laid
+  (``d``) lets a slam-down follow it: ``d`` is a single card, or a same-rank set with
+  ``slam == "same_rank"``. The drawn card ``c`` is *slammable* when
+  ``(from the stock or not slam_from_stock_only)`` and either ``c`` is natural with
+  ``rank(c) == d.rank``, or ``c`` is a joker, ``d`` is a single joker and
+  ``slam_joker_on_joker``. The drawer enters ``SLAM`` when ``c`` is slammable, or, with
+  private windows, whenever ``c`` came from the stock (hidden): legal ``[SLAM, PASS]``
+  if slammable, else ``[PASS]``. Otherwise the turn ends.
+* Blast window (``rules.blast``), at a fresh deal and at the end of every turn, before
+  the next player discards: it exists when the top set is not flashed (no slammed card),
+  has fewer than 4 cards, all natural and of one rank; ``missing`` = the cards of that
+  rank not in it. With private windows, no window if a missing card is out of play
+  (``state.pile``, public); else every seat still in whose hand holds at least
+  ``len(missing)`` cards answers, in turn order starting from ``turn_player`` (the player
+  about to discard) and going round the table (``state.blast_queue``): ``[BLAST, PASS]``
+  for the seat holding every missing card, ``[PASS]`` for the others. A Blast closes the
+  window (nobody after it answers). Without private windows the only seat asked is the
+  lowest seat holding every missing card (at most one can, with one deck). After the
+  window the turn player discards.
 
 Public information is tracked as play goes: ``state.known[seat]`` lists the cards that
 seat is known to hold (taken from a discard and not yet thrown), ``state.pile`` the cards
