@@ -1,5 +1,5 @@
 """Cards and the ``Rules`` options: parsing, values, every preset against the variant table
-of ``shared/rules/README.md``, and validation of bad options and combinations."""
+of the rules document (``yaniv_env/RULES.md``), and validation of bad options and combinations."""
 
 from __future__ import annotations
 
@@ -368,3 +368,19 @@ def test_get_rules_errors():
     custom = Rules(call_max=3)
     assert get_rules(custom) is custom
     assert get_rules(custom, 4).num_players == 4
+
+
+def test_rules_document_names_every_preset_source_and_option():
+    """The project's rules document ships in the package, names each preset's source file
+    and describes every option of Rules."""
+    import dataclasses
+    from importlib.resources import files
+
+    from yaniv_env.rules import PRESET_SOURCES
+
+    text = (files("yaniv_env") / "RULES.md").read_text(encoding="utf-8")
+    for preset, source in PRESET_SOURCES.items():
+        assert f"`{source}`" in text and f"`{preset}`" in text
+    for f in dataclasses.fields(Rules):
+        assert f"| `{f.name}` |" in text, f.name
+    assert "shared/rules" not in text

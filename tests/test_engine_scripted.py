@@ -1,5 +1,5 @@
-"""Scripted positions, one table row per rule of the variant table in
-``shared/rules/README.md`` and per preset where the rule applies.
+"""Scripted positions, one table row per rule of the variant table in the rules document
+(``yaniv_env/RULES.md``) and per preset where the rule applies.
 
 Positions are built with ``engine.from_position``; the stock is laid out so that the
 cards named in ``draws`` come first. Actions come from ``table.encode_discard``,

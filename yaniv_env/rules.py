@@ -1,7 +1,7 @@
 """One frozen rules configuration for every Yaniv variant, and the named presets.
 
-Every row of the variant table in ``shared/rules/README.md`` is an option of :class:`Rules`;
-each rule document is a preset in :data:`PRESETS`:
+Every row of the variant table in the project's rules document (``yaniv_env/RULES.md``) is
+an option of :class:`Rules`; each rule source is a preset in :data:`PRESETS`:
 
 ============  ======================  ==================================================
 preset        source                  in short
@@ -394,7 +394,7 @@ PRESETS: dict[str, Rules] = {
     ),
 }
 
-#: The source document each preset follows (file names in ``shared/rules/sources``).
+#: The source document each preset follows, by file name (``yaniv_env/RULES.md`` describes them).
 PRESET_SOURCES: dict[str, str] = {
     "standard": "002_ca30a48b828425ba.txt",
     "seven": "000_b2322435e3217bc5.txt",
