@@ -1,5 +1,5 @@
 """Cards and the ``Rules`` options: parsing, values, every preset against the variant table
-of ``shared/rules/README.md``, and validation of bad options and combinations."""
+of the rules document (``yaniv_env/RULES.md``), and validation of bad options and combinations."""
 
 from __future__ import annotations
 
@@ -271,7 +271,16 @@ BAD_OPTIONS = [
     (lambda: Rules(challenge="duel"), "challenge"),
     (lambda: Rules(beaten_winners_score="half"), "beaten_winners_score"),
     (lambda: Rules(set_pickup="bottom"), "set_pickup"),
-    (lambda: Rules(run_pickup="top"), "run_pickup"),
+    (lambda: Rules(run_pickup="middle"), "run_pickup"),
+    (lambda: Rules(set_jokers="all"), "set_jokers"),
+    (lambda: Rules(next_leader="loser"), "next_leader"),
+    (lambda: Rules(beaten_caller_alone=1), "beaten_caller_alone"),
+    (lambda: Rules(beaten_caller_alone=True, beaten_winners_score="hand"), "beaten_caller_alone"),
+    (lambda: Rules(slam_joker_on_joker="yes"), "slam_joker_on_joker"),
+    (lambda: Rules(private_windows=None), "private_windows"),
+    (lambda: Rules(milestone_max=20), "milestone_max"),
+    (lambda: Rules(milestone_max=200.0), "milestone_max"),
+    (lambda: Rules(milestone="none", milestone_max=200), "milestone_max"),
     (lambda: Rules(slam="always"), "slam"),
     (lambda: Rules(milestone="double"), "milestone"),
     (lambda: Rules(game_end="sudden_death"), "game_end"),
@@ -359,3 +368,19 @@ def test_get_rules_errors():
     custom = Rules(call_max=3)
     assert get_rules(custom) is custom
     assert get_rules(custom, 4).num_players == 4
+
+
+def test_rules_document_names_every_preset_source_and_option():
+    """The project's rules document ships in the package, names each preset's source file
+    and describes every option of Rules."""
+    import dataclasses
+    from importlib.resources import files
+
+    from yaniv_env.rules import PRESET_SOURCES
+
+    text = (files("yaniv_env") / "RULES.md").read_text(encoding="utf-8")
+    for preset, source in PRESET_SOURCES.items():
+        assert f"`{source}`" in text and f"`{preset}`" in text
+    for f in dataclasses.fields(Rules):
+        assert f"| `{f.name}` |" in text, f.name
+    assert "shared/rules" not in text

@@ -1,5 +1,6 @@
 """Determinism: a game is a function of its seed and the actions played. All randomness
-comes from ``state.rng``; the global ``random`` and ``np.random`` states play no part, and
+comes from the game key ``state.key`` (drawn once from the seed's generator); the global
+``random`` and ``np.random`` states play no part, and
 ``state.copy()`` is an independent state with the same future."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import numpy as np
 import pytest
 
 from yaniv_env import PRESETS, engine
+from yaniv_env.cards import standard_deck
+from yaniv_env.core.seeding import DEAL, game_key, seat_blocks, shuffled, stream_key
 from yaniv_env.engine import State
 
 CONFIGS = [(name, n) for name in sorted(PRESETS) for n in (2, 4)]
@@ -26,13 +29,11 @@ def _restore_global_generators():
 
 
 def fingerprint(s: State) -> tuple:
-    """Everything about a state, the generator's position included."""
+    """Everything about a state, the game key and reshuffle counter included."""
     parts = []
     for name in State.__slots__:
         value = getattr(s, name)
-        if name == "rng":
-            value = repr(value.bit_generator.state)
-        elif name == "table":
+        if name == "table":
             value = value.rules
         parts.append((name, copy.deepcopy(value)))
     return (repr(s), tuple(parts))
@@ -162,7 +163,12 @@ def test_copy_with_another_generator():
     other = np.random.default_rng(123)
     before = fingerprint(s)
     c = s.copy(rng=other)
-    assert c.rng is other and s.rng is not other
+    assert c.key == game_key(np.random.default_rng(123)) and c.key != s.key
+    assert s.copy(key=5).key == 5
+    with pytest.raises(ValueError, match="key"):
+        s.copy(key=-1)
+    with pytest.raises(ValueError, match="not both"):
+        s.copy(rng=other, key=5)
     assert c.hands == s.hands and c.hands is not s.hands
     for name in ("hands", "known", "stock", "pile", "top", "scores", "alive", "out_round", "asaf_queue"):
         assert getattr(c, name) is not getattr(s, name), name
@@ -176,7 +182,7 @@ def test_copy_with_another_generator():
     assert fingerprint(s) == before
 
 
-def test_lots_and_reshuffles_use_only_the_state_rng():
+def test_lots_and_reshuffles_use_only_the_game_key():
     """Same state, same generator state: identical reshuffles and lots, whatever the
     global generators do in between."""
     rules = PRESETS["standard"].with_players(3)
@@ -187,3 +193,78 @@ def test_lots_and_reshuffles_use_only_the_state_rng():
         _, results, s = play_game(rules, seed=21, policy_seed=22, noise=True)
         outcomes.append((results, fingerprint(s)))
     assert outcomes[0] == outcomes[1]
+
+
+# -- duplicate deals: every round, whatever the players did ------------------------------------
+
+
+def _deals_of_game(rules, seed: int, seat_agents, max_rounds: int) -> list[dict]:
+    """Play one game with the given agent per seat; each round's deal as it was dealt."""
+    import agents
+    from yaniv_env.observation import ObservationLayout
+
+    layout = ObservationLayout(rules)
+    players = [agents.make(name, seed=seed * 10 + p, rules=rules) for p, name in enumerate(seat_agents)]
+    s = engine.new_game(rules, seed=seed)
+    deals = []
+    while True:
+        deals.append(
+            {"hands": [list(h) for h in s.hands], "alive": list(s.alive), "top": list(s.top), "stock": list(s.stock)}
+        )
+        while s.phase not in (engine.ROUND_OVER, engine.GAME_OVER):
+            p = s.current
+            engine.apply(s, players[p].act(layout.build(s, p), engine.legal_mask(s)))
+        if s.phase == engine.GAME_OVER or len(deals) == max_rounds:
+            return deals
+        engine.start_next_round(s)
+
+
+DUPLICATE_CONFIGS = [
+    (name, n) for name in sorted(PRESETS) for n in (2, 3, 4, 5) if n <= PRESETS[name].with_players(2).max_seats
+]
+
+
+@pytest.mark.parametrize(("name", "n"), DUPLICATE_CONFIGS)
+@pytest.mark.parametrize("pair", [("random", "greedy"), ("heuristic", "random")])
+def test_duplicate_pairs_deal_every_round_the_same_hands_to_the_same_seats(name, n, pair):
+    """Two games with the same seed and the agents' seats swapped: in every round both
+    games play, each seat still in the game gets the same hand, and when the same seats
+    are in, the face-up card and the whole stock are the same too."""
+    rules = PRESETS[name].with_players(n)
+    compared = differing_play = 0
+    for seed in range(2):
+        seats = [pair[p % 2] for p in range(n)]
+        swapped = [pair[(p + 1) % 2] for p in range(n)]
+        a = _deals_of_game(rules, seed, seats, max_rounds=6)
+        b = _deals_of_game(rules, seed, swapped, max_rounds=6)
+        for da, db in zip(a, b, strict=False):
+            for p in range(n):
+                if da["alive"][p] and db["alive"][p]:
+                    assert da["hands"][p] == db["hands"][p]
+                    compared += 1
+            if da["alive"] == db["alive"]:
+                assert (da["top"], da["stock"]) == (db["top"], db["stock"])
+        differing_play += a[-1] != b[-1] or len(a) != len(b)
+    assert compared >= 2 * n  # at least every first round
+    assert compared > 2 * n or differing_play == 0  # later rounds were compared
+
+
+def test_a_seats_deal_does_not_depend_on_who_starts_or_on_reshuffles():
+    """The deal of round r is a function of the key and r only: the first player, the
+    lots and the reshuffles of earlier rounds do not shift it."""
+    rules = PRESETS["standard"].with_players(3)
+    s = engine.new_game(rules, seed=5)
+    key = s.key
+    deck = standard_deck(rules.jokers_per_deck, rules.num_decks)
+    for r in range(3):
+        shuffled_deck = shuffled(deck, stream_key(key, r, DEAL))
+        blocks, rest = seat_blocks(shuffled_deck, 3, 5)
+        t = engine.from_position(rules, blocks, [rest[-1]], stock=rest[:-1])
+        assert t.hands == blocks
+        u = engine.new_game(rules, seed=5)
+        u.round_index, u.phase = r, engine.ROUND_OVER
+        u.next_first = (r + 1) % 3
+        engine.start_next_round(u)  # round r + 1
+        expected = seat_blocks(shuffled(deck, stream_key(key, r + 1, DEAL)), 3, 5)
+        assert u.hands == expected[0] and u.top == [expected[1][-1]] and u.stock == expected[1][:-1]
+        assert u.first_player == (r + 1) % 3

@@ -332,13 +332,14 @@ def test_dealt_state(preset, n, seed):
 
 
 def test_public_view_depends_only_on_what_the_seat_may_know():
-    """Two positions that differ only in a card P0 drew from the stock look the same to
-    P1; a card P0 took from the discard is known to P1."""
+    """Two positions that differ only in a card P0 drew from the stock, one that P0 may
+    slam down and one it may not, look the same to P1 (private windows: P0 answers the
+    slam window either way); a card P0 took from the discard is known to P1."""
     from yaniv_env.cards import parse_cards
 
     rules = PRESETS["standard"]
     views = []
-    for drawn in ("9C", "4D"):
+    for drawn in ("7C", "4D"):
         deck = deck_of(rules)
         hands = [parse_cards("7H 2C 3D"), parse_cards("KS QS")]
         top = parse_cards("5S")
@@ -349,7 +350,10 @@ def test_public_view_depends_only_on_what_the_seat_may_know():
         engine.apply(s, 0)  # draw from the stock
         assert parse_cards(drawn)[0] in s.hands[0]
         views.append((engine.public_view(s, 1), engine.public_view(s, 0)))
+        assert s.phase == engine.SLAM_PHASE and s.current == 0
+        assert engine.legal_actions(s) == ([engine.SLAM, engine.PASS] if drawn == "7C" else [engine.PASS])
         if drawn == "4D":
+            engine.apply(s, engine.PASS)
             engine.apply(s, s.table.encode_discard(parse_cards("KS")))
             engine.apply(s, 6 + parse_cards("7H")[0])  # P1 takes the 7H back: now public
             assert engine.public_view(s, 0).known[1] == tuple(parse_cards("7H"))

@@ -1,5 +1,5 @@
-"""Scripted positions, one table row per rule of the variant table in
-``shared/rules/README.md`` and per preset where the rule applies.
+"""Scripted positions, one table row per rule of the variant table in the rules document
+(``yaniv_env/RULES.md``) and per preset where the rule applies.
 
 Positions are built with ``engine.from_position``; the stock is laid out so that the
 cards named in ``draws`` come first. Actions come from ``table.encode_discard``,
@@ -17,6 +17,7 @@ import pytest
 from yaniv_env import PRESETS, engine
 from yaniv_env.actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE, encode_take
 from yaniv_env.cards import JOKER, parse_card, parse_cards, standard_deck
+from yaniv_env.core.seeding import LOTS, lot, stream_key
 from yaniv_env.engine import IllegalActionError, State
 
 # -- helpers ---------------------------------------------------------------------------
@@ -43,10 +44,10 @@ def make(
 ) -> State:
     """A position at the start of ``current``'s turn. ``draws``: the first stock cards, in
     draw order (the rest of the deck follows). ``stock``: the whole stock in draw order,
-    every card not placed elsewhere going to the pile below the top set."""
-    rules = PRESETS[preset].with_players(len(hands))
-    if changes:
-        rules = rules.replace(**changes)
+    every card not placed elsewhere going to the pile below the top set. ``changes``: rule
+    options; windows are offered only to who can use them (``private_windows=False``)
+    unless a test asks for private windows."""
+    rules = PRESETS[preset].with_players(len(hands)).replace(**{"private_windows": False} | changes)
     hands_k = [C(h) for h in hands]
     top_k, pile_k = C(top), C(pile)
     deck = Counter(standard_deck(rules.jokers_per_deck, rules.num_decks))
@@ -89,6 +90,13 @@ def play(s: State, *actions: int) -> State:
     return s
 
 
+def pass_blast_windows(s: State) -> State:
+    """Answer the Blast windows in which the player to act can only pass (private windows)."""
+    while s.phase == engine.BLAST_PHASE and engine.legal_actions(s) == [PASS]:
+        engine.apply(s, PASS)
+    return s
+
+
 def takes(s: State) -> set[int]:
     """Cards the player to act may take from the previous discard (draw phase)."""
     assert s.phase == engine.DRAW
@@ -103,9 +111,7 @@ def snapshot(s: State) -> dict:
     snap = {}
     for name in State.__slots__:
         value = getattr(s, name)
-        if name == "rng":
-            value = repr(value.bit_generator.state)
-        elif name == "table":
+        if name == "table":
             value = value.rules
         snap[name] = copy.deepcopy(value)
     snap["repr"] = repr(s)
@@ -401,6 +407,10 @@ MILESTONE_ROWS = [
     ("french", ["AS", "KH"], [PASS], [50, 40], [50, 0], "round_over", []),
     ("french", ["AS", "KH"], [PASS], [0, 190], [0, 150], "round_over", []),
     ("french", ["AS", "KH"], [PASS], [0, 191], [0, 201], "game_over", [1]),
+    # 001 lists the steps as 50, 100, 150, 200 and puts out whoever is above 200: 250 is no step
+    ("french", ["AS", "KH"], [PASS], [0, 240], [0, 250], "game_over", [1]),
+    ("french", ["AS", "KH"], [PASS], [0, 239], [0, 249], "game_over", [1]),
+    ("french", ["AS", "9H"], [PASS], [0, 191], [0, 150], "round_over", []),  # 200 is the last step
     ("french", ["AS", "KH"], [ASAF], [0, 110], [0, 100], "round_over", []),  # challenger loses: 110+40 = 150
     ("french", ["2S 3S", "AH"], [ASAF], [15, 0], [0, 0], "round_over", []),  # caller loses: 15+35 = 50
     # 000: exactly 50 -> 0, exactly 100 -> 50; the first total over 100 ends the game
@@ -496,6 +506,165 @@ def test_two_deck_ranking_by_score():
 # -- Blast (001) ---------------------------------------------------------------------------
 
 
+def test_french_250_is_out_while_a_custom_milestone_max_would_keep_it():
+    s = make("french", ["AS", "KH"], "QC", scores=[0, 240])
+    assert call_and_respond(s, [PASS]).eliminated == [1]
+    s = make("french", ["AS", "KH"], "QC", scores=[0, 240], milestone_max=None, score_limit=300)
+    assert call_and_respond(s, [PASS]).scores == [0, 200]
+
+
+# -- private windows: the sequence of decisions shows nothing hidden ----------------------------
+
+
+def test_private_blast_window_every_player_answers_in_turn_from_the_next_player():
+    s = make("french", ["7H 2C 3D", "KS QS 2H", "7S 7D 7C 9H"], "5S", draws="4D", private_windows=True)
+    play(s, disc(s, "7H"), DRAW_STOCK, PASS)  # P0 answers its pass-only slam window (4D)
+    assert s.phase == engine.BLAST_PHASE and s.blast_queue == [1, 2, 0] and s.current == 1
+    assert engine.legal_actions(s) == [PASS]
+    with pytest.raises(IllegalActionError, match="pass"):
+        engine.apply(s, BLAST)
+    play(s, PASS)
+    assert s.current == 2 and engine.legal_actions(s) == [BLAST, PASS]
+    play(s, BLAST)  # the window closes: P0 is not asked
+    assert s.phase == engine.DISCARD and s.current == 1 and sorted(s.top) == sorted(C("7H 7S 7D 7C"))
+    assert engine.all_cards(s) == deck_of(s)
+
+
+def test_private_blast_window_skips_small_hands_and_dead_ranks():
+    # P1 holds 2 cards: it cannot complete 7H with three cards, publicly
+    s = make("french", ["7H 2C 3D", "KS QS", "7S 7D 7C 9H"], "5S", draws="4D", private_windows=True)
+    play(s, disc(s, "7H"), DRAW_STOCK, PASS)
+    assert s.blast_queue == [2, 0] and s.current == 2
+    play(s, PASS, PASS)
+    assert s.phase == engine.DISCARD and s.current == 1 and s.top == C("7H")
+    # a seven out of play: nobody can complete the discard, no window
+    s = make("french", ["7H 2C 3D", "KS QS 2H", "7D 7C 9H"], "5S", pile="7S", draws="4D", private_windows=True)
+    play(s, disc(s, "7H"), DRAW_STOCK, PASS)
+    assert s.phase == engine.DISCARD and s.current == 1
+
+
+def test_private_windows_same_sequence_whatever_the_hidden_cards():
+    """Two deals that differ only in hidden cards (P2's hand, the stock card P0 draws)
+    give the same players to act, the same phases and the same public views."""
+    runs = []
+    for p2, drawn in (("7S 7D 7C 9H", "7S"), ("8S 8D 8C 9H", "4D")):
+        if drawn == "7S":
+            p2 = "8S 7D 7C 9H"  # the 7S is drawn; P2 keeps two sevens
+        s = make("french", ["7H 2C 3D", "KS QS 2H", p2], "5S", draws=drawn, private_windows=True)
+        seq = []
+        for _ in range(4):
+            acts = engine.legal_actions(s)
+            seq.append((s.phase, s.current, engine.public_view(s, 1)))
+            play(s, disc(s, "7H") if s.phase == engine.DISCARD else DRAW_STOCK if s.phase == engine.DRAW else PASS)
+            assert PASS in acts or s.phase != engine.BLAST_PHASE
+        runs.append(seq)
+    assert [(ph, cur) for ph, cur, _ in runs[0]] == [(ph, cur) for ph, cur, _ in runs[1]]
+    assert [v.hand_sizes for _, _, v in runs[0]] == [v.hand_sizes for _, _, v in runs[1]]
+
+
+def test_from_position_with_the_blast_window_open():
+    s = engine.from_position(
+        PRESETS["french"].with_players(3),
+        [C("2C 3D 4S"), C("7S 7D 7C 9H"), C("KS")],
+        C("7H"),
+        current=0,
+        blast_window=True,
+    )
+    assert s.phase == engine.BLAST_PHASE and s.turn_player == 0 and s.blast_queue == [0, 1]
+    assert engine.legal_actions(s) == [PASS]
+    play(s, PASS, BLAST)
+    assert s.phase == engine.DISCARD and s.current == 0 and sorted(s.top) == sorted(C("7H 7S 7D 7C"))
+    classic = PRESETS["french"].with_players(3).replace(private_windows=False)
+    s = engine.from_position(classic, [C("2C 3D"), C("7S 7D 7C 9H"), C("KS")], C("7H"), blast_window=True)
+    assert s.phase == engine.BLAST_PHASE and s.current == 1 and engine.legal_actions(s) == [BLAST, PASS]
+    with pytest.raises(ValueError, match="blast_window"):
+        engine.from_position(PRESETS["standard"], [C("2C 3D"), C("7S 7D 7C 9H")], C("7H"), blast_window=True)
+    with pytest.raises(ValueError, match="blast_window"):
+        engine.from_position(classic, [C("2C 3D"), C("7S 9H"), C("KS")], C("7H"), blast_window=True)
+
+
+# -- house-rule options -----------------------------------------------------------------------
+
+
+def test_joker_on_joker_slam_refused_when_the_option_is_off():
+    s = make("standard", ["JK 2C 3D", "KD QD"], "KS", draws="JK", slam_joker_on_joker=False)
+    play(s, disc(s, "JK"), DRAW_STOCK)
+    assert s.phase == engine.DISCARD and s.current == 1
+    s = make("standard", ["JK 2C 3D", "KD QD"], "KS", draws="JK", slam_joker_on_joker=False, private_windows=True)
+    play(s, disc(s, "JK"), DRAW_STOCK)
+    assert s.phase == engine.SLAM_PHASE and engine.legal_actions(s) == [PASS]
+
+
+@pytest.mark.parametrize(
+    ("challenge", "hands", "responses", "points"),
+    [
+        ("reveal", ["3S 2S", "4H", "9D"], [], [35, 0, 0]),  # beaten: only the caller scores
+        ("reveal", ["3S", "4H", "9D"], [], [0, 4, 9]),  # not beaten: as usual
+        ("asaf", ["3S 2S", "4H", "9D"], [ASAF], [35, 0, 0]),  # the duel lost: the caller alone
+        ("asaf", ["3S", "4H", "9D"], [ASAF], [0, 34, 9]),  # the challenger loses: as usual
+    ],
+)
+def test_beaten_caller_takes_the_penalty_alone(challenge, hands, responses, points):
+    preset = "standard" if challenge == "reveal" else "french"
+    s = make(preset, hands, "QC", beaten_caller_alone=True)
+    res = call_and_respond(s, responses)
+    assert res.points == points and s.scores == points
+
+
+@pytest.mark.parametrize(("leader", "first"), [("winner", 1), ("caller", 0)])
+def test_next_leader_after_a_beaten_call(leader, first):
+    s = make("standard", ["3S 2S", "4H", "9D"], "QC", next_leader=leader)
+    res = call_and_respond(s)
+    assert res.caller_beaten and res.winners == [1]
+    engine.start_next_round(s)
+    assert s.first_player == s.current == first
+
+
+def test_next_leader_caller_out_of_the_game_passes_to_the_next_seat():
+    s = make("standard", ["3S 2S", "4H", "9D"], "QC", scores=[190, 0, 0], next_leader="caller")
+    res = call_and_respond(s)
+    assert res.eliminated == [0]
+    engine.start_next_round(s)
+    assert s.first_player == 1
+
+
+@pytest.mark.parametrize(
+    ("mode", "hand", "discard", "legal"),
+    [
+        ("none", "7H 7S JK 2C", "7H 7S JK", False),
+        ("pair", "7H 7S JK 2C", "7H 7S JK", True),  # a joker with a pair
+        ("pair", "7H JK 2C", "7H JK", False),
+        ("any", "7H JK 2C", "7H JK", True),  # a joker with any card
+        ("any", "7H JK JK 2C", "7H JK JK", True),
+        ("any", "JK JK 2C", "JK JK", False),  # a set keeps a natural card
+    ],
+)
+def test_jokers_in_sets(mode, hand, discard, legal):
+    s = make("standard", [hand, "KD QD"], "KS", draws="7D", set_jokers=mode)
+    cards = sorted(C(discard))
+    ids = [a for a in engine.legal_actions(s) if a >= DISCARD_BASE and sorted(s.table.discard(a).cards) == cards]
+    sets = [a for a in ids if s.table.discard(a).type == "set"]
+    assert bool(sets) == legal
+    if legal:
+        play(s, sets[0], DRAW_STOCK)
+        assert s.phase == engine.SLAM_PHASE  # a 7 drawn after a set of sevens with a joker
+        play(s, SLAM)
+        assert sorted(s.top) == sorted(C(discard + " 7D"))
+        play(s, disc(s, "KD"))
+        assert takes(s) == set(C(discard + " 7D"))  # 002: any card of a set, the joker too
+        assert engine.all_cards(s) == deck_of(s)
+
+
+def test_run_pickup_top_the_discarder_chooses_the_end():
+    s = make("standard", ["5H 6H 7H 2C", "KD QD"], "KS", run_pickup="top")
+    ids = sorted(a for a in engine.legal_actions(s) if a >= DISCARD_BASE and len(s.table.discard(a).cards) == 3)
+    assert [s.table.discard(a).takeable for a in ids] == [(C("7H")[0],), (C("5H")[0],)]
+    assert s.table.name(ids[1]) == "discard 7♥ 6♥ 5♥ (5♥ on top)"
+    play(s, ids[1], DRAW_STOCK)
+    play(s, disc(s, "KD"))
+    assert takes(s) == set(C("5H"))
+
+
 def test_blast_completes_four_of_a_kind_then_the_next_player_plays():
     s = make("french", ["7H 2C 3D", "KS QS", "7S 7D 7C 9H"], "5S", draws="4D")
     play(s, disc(s, "7H"), DRAW_STOCK)
@@ -568,7 +737,7 @@ SLAM_ROWS = [
     ("standard", "5H 6H 7H 2C", "KS", "5H 6H 7H", None, "7S", False),  # not after a run
     ("standard", "7H 2C 3D", "7S", "7H", "7S", "8S", False),  # from the stock only
     ("standard", "7H 2C 3D", "KS", "7H", None, "8S", False),
-    ("standard", "JK 2C 3D", "KS", "JK", None, "JK", False),  # a pair of jokers is no set
+    ("standard", "JK 2C 3D", "KS", "JK", None, "JK", True),  # 002 "the same kind": a joker on a joker
     ("french", "7H 2C 3D", "KS", "7H", None, "7S", True),
     ("french", "7H 7D 2C", "KS", "7H 7D", None, "7S", True),
     ("french", "5H 6H 7H 2C", "KS", "5H 6H 7H", None, "7S", False),
@@ -578,20 +747,33 @@ SLAM_ROWS = [
     ("seven", "7H 7D 2C", "KS", "7H 7D", None, "7S", False),  # 000: after a single card only
     ("seven", "5H 6H 7H 2C", "KS", "5H 6H 7H", None, "7S", False),
     ("seven", "7H 2C 3D", "KS", "7H", None, "8S", False),
+    ("seven", "JK 2C 3D", "KS", "JK", None, "JK", True),  # 000 "equal (same value)"
+    ("seven", "JK 2C 3D", "KS", "JK", None, "5S", False),
     ("two_deck", "7H 2C 3D", "KS", "7H", None, "7S", False),  # 004: no slam-down
     ("two_deck", "7H 7D 2C", "KS", "7H 7D", None, "7S", False),
 ]
 
 
+@pytest.mark.parametrize("private", [False, True])
 @pytest.mark.parametrize(("preset", "hand", "top", "discard", "take", "stock_card", "allowed"), SLAM_ROWS)
-def test_slam_down(preset, hand, top, discard, take, stock_card, allowed):
-    s = make(preset, [hand, "KD QD"], top, draws=stock_card)
+def test_slam_down(preset, hand, top, discard, take, stock_card, allowed, private):
+    s = make(preset, [hand, "KD QD"], top, draws=stock_card, private_windows=private)
     discard_take = "7H" if preset == "seven" and discard == "7H 7D" else None
     if preset == "two_deck" and discard == "7H 7D":
         discard_take = "7H 7D"
     play(s, disc(s, discard, discard_take), DRAW_STOCK if take is None else tk(take))
     drawn = parse_card(stock_card if take is None else take)
     if not allowed:
+        # With private windows a stock card after a discard a slam may follow opens the
+        # window anyway, with nothing but a pass: the sequence does not show the card.
+        slam_kind = preset in ("standard", "french") and discard != "5H 6H 7H" or discard in ("7H", "JK")
+        if private and take is None and slam_kind and preset != "two_deck":
+            assert s.phase == engine.SLAM_PHASE and s.current == 0
+            assert engine.legal_actions(s) == [PASS]
+            with pytest.raises(IllegalActionError, match="pass"):
+                engine.apply(s, SLAM)
+            play(s, PASS)
+        pass_blast_windows(s)
         assert s.phase == engine.DISCARD and s.current == 1
         assert SLAM not in engine.legal_actions(s)
         return
@@ -599,8 +781,10 @@ def test_slam_down(preset, hand, top, discard, take, stock_card, allowed):
     assert engine.legal_actions(s) == [SLAM, PASS]
     s2 = s.copy()
     play(s, SLAM)
+    pass_blast_windows(s)
     assert drawn not in s.hands[0]
     assert s.top == C(discard) + [drawn]
+    assert engine.all_cards(s) == deck_of(s)
     assert s.phase == engine.DISCARD and s.current == 1
     # the slammed card joins the set; the pick-up rule applies to it (000: the slammed card is on top)
     expected = {drawn} if preset == "seven" else set(s.top)
@@ -608,7 +792,7 @@ def test_slam_down(preset, hand, top, discard, take, stock_card, allowed):
     play(s, disc(s, "KD"))
     assert takes(s) == expected
     # or decline
-    play(s2, PASS)
+    pass_blast_windows(play(s2, PASS))
     assert drawn in s2.hands[0] and s2.top == C(discard)
     assert s2.phase == engine.DISCARD and s2.current == 1
 
@@ -741,11 +925,12 @@ def test_round_winner_plays_first(preset, hands, caller, responses, first):
     assert engine.all_cards(s) == deck_of(s)
 
 
-def test_lots_among_tied_winners_come_from_the_state_rng():
+def test_lots_among_tied_winners_come_from_the_game_key():
+    """Lots among tied winners of round r: ``lot(2, stream_key(key, r, LOTS, 1))``."""
     chosen = set()
     for seed in range(24):
         s = make("standard", ["5S", "3H", "2D AD", "KD"], "QC", seed=seed)
-        predicted = [1, 2][int(copy.deepcopy(s.rng).integers(2))]
+        predicted = [1, 2][lot(2, stream_key(s.key, s.round_index, LOTS, 1))]
         res = call_and_respond(s)
         assert res.winners == [1, 2]
         assert s.next_first == predicted

@@ -532,6 +532,82 @@ def test_other_seats_do_not_see_the_card_drawn_from_the_stock():
     assert np.array_equal(views[0], views[1]), "player_1 sees which 7 player_0 drew"
 
 
+def _twin(env):
+    """A copy of a raw env sharing its tables: the game and the per-agent dicts copied."""
+    twin = copy.copy(env)
+    twin.game = env.game.copy()
+    for name in ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos"):
+        setattr(twin, name, copy.copy(getattr(env, name)))
+    twin._round_start_scores = copy.copy(env._round_start_scores)
+    twin.layout = ObservationLayout(env.rules)  # its count cache follows one state
+    return twin
+
+
+def _hidden_swap_leaks(rules, seed: int, steps: int) -> tuple[int, int]:
+    """Random play in a raw env; before each step, a copy of the env in which one
+    opponent's unknown card (not the acting seat's) is swapped with a stock card and the
+    stock reshuffled. Both take the same step; counts the steps after which the agent to
+    act, or what a seat that is neither the one changed nor the actor sees, differs
+    (their observations, masks and ``agent_selection``), and the steps compared."""
+    env = yaniv_env.raw_env(rules=rules, num_players=rules.num_players)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    leaks = compared = 0
+    for _ in range(steps):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
+                break
+            env.step(None)
+            continue
+        g = env.game
+        actor, round_index = g.current, g.round_index
+        others = [p for p in range(g.num_players) if p != actor and g.alive[p]]
+        p = others[rng.integers(len(others))]
+        unknown = list((Counter(g.hands[p]) - Counter(g.known[p])).elements())
+        cands = [k for k in set(g.stock) if k not in unknown]
+        mask = env.observe(agent)["action_mask"]
+        action = int(rng.choice(np.flatnonzero(mask)))
+        if unknown and cands and g.phase <= engine.BLAST_PHASE:
+            twin = _twin(env)
+            b = twin.game
+            card, new = unknown[rng.integers(len(unknown))], cands[rng.integers(len(cands))]
+            b.hands[p][b.hands[p].index(card)] = new
+            b.stock[b.stock.index(new)] = card
+            rng.shuffle(b.stock)
+            b._counts = None
+            twin.step(action)
+            env.step(action)
+            # a call shows the hands (and the env deals the next round): compare within a round
+            if env.game.phase not in (engine.ROUND_OVER, engine.GAME_OVER) and env.game.round_index == round_index:
+                compared += 1
+                differs = env.agent_selection != twin.agent_selection
+                for q in range(g.num_players):
+                    if q not in (p, actor) and g.alive[q]:
+                        name = f"player_{q}"
+                        o1, o2 = env.observe(name), twin.observe(name)
+                        differs |= not np.array_equal(o1["observation"], o2["observation"])
+                        differs |= not np.array_equal(o1["action_mask"], o2["action_mask"])
+                leaks += differs
+        else:
+            env.step(action)
+    return leaks, compared
+
+
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("preset", ["standard", "seven", "french"])
+def test_decision_sequence_shows_nothing_hidden(preset, players):
+    """Private windows (the default): changing hidden cards (an opponent's unknown card,
+    the stock's order, so the card the actor draws) changes neither ``agent_selection``
+    nor what the other seats see, through slam and Blast windows included. Without them,
+    the sequence leaks."""
+    rules = PRESETS[preset].with_players(players)
+    leaks, compared = _hidden_swap_leaks(rules, seed=players, steps=500)
+    assert compared > 100 and leaks == 0
+    leaks, compared = _hidden_swap_leaks(rules.replace(private_windows=False), seed=players, steps=500)
+    assert leaks > 0
+
+
 # -- bad input --------------------------------------------------------------------------
 
 
@@ -546,7 +622,7 @@ def _snapshot(raw):
         copy.deepcopy(g.known),
         list(g.scores),
         (g.phase, g.current, g.turn_player, g.turns, g.round_turns, g.takeable, g.pending, g.drawn),
-        repr(g.rng.bit_generator.state),
+        (g.key, g.reshuffles, list(g.blast_queue), g.drawn_slammable),
         raw.agent_selection,
         dict(raw.rewards),
         dict(raw._cumulative_rewards),

@@ -81,8 +81,10 @@ def ref_take_options(rules, cards: tuple[int, ...]) -> set[frozenset]:
         return {frozenset(cards)}
     jokers = cards.count(JK)
     natural = [k for k in cards if k != JK]
-    # a same-rank set: two or more natural cards of one rank, laid in any order
-    if jokers == 0 and len({rank_of(k) for k in natural}) == 1:
+    # a same-rank set: two or more natural cards of one rank, laid in any order; with
+    # jokers in sets, jokers beside a pair ("pair") or beside any natural card ("any")
+    min_natural = {"none": len(cards) + 1, "pair": 2, "any": 1}[rules.set_jokers]
+    if len({rank_of(k) for k in natural}) == 1 and (jokers == 0 or len(natural) >= min_natural):
         for laid in set(itertools.permutations(cards)):
             options.add(set_takeable(rules, laid))
     # a run: run_min or more consecutive ranks of one suit, Ace low, no wrap, jokers
@@ -106,7 +108,10 @@ def ref_take_options(rules, cards: tuple[int, ...]) -> set[frozenset]:
             assert laid.count(JK) == jokers
             if not rules.run_jokers_at_ends and JK in (laid[0], laid[-1]):
                 continue
-            options.add(frozenset(laid) if rules.run_pickup == "any" else frozenset([laid[0], laid[-1]]))
+            if rules.run_pickup == "top":  # either direction: either end on top
+                options.update((frozenset([laid[0]]), frozenset([laid[-1]])))
+            else:
+                options.add(frozenset(laid) if rules.run_pickup == "any" else frozenset([laid[0], laid[-1]]))
     return options
 
 
@@ -115,25 +120,42 @@ def ref_moves(rules, hand) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
     return {(sub, tuple(sorted(take))) for sub in sub_multisets(hand) for take in ref_take_options(rules, sub)}
 
 
+def ref_slam_window(rules, discarded) -> bool:
+    """Whether the discard's kind lets a slam-down follow it: a single card, or a
+    same-rank set under ``same_rank``."""
+    if rules.slam == "none":
+        return False
+    is_set = JK not in discarded and len({rank_of(k) for k in discarded}) == 1
+    return len(discarded) == 1 or (rules.slam == "same_rank" and is_set)
+
+
 def ref_slam_allowed(rules, discarded, drawn: int, from_stock: bool) -> bool:
-    if rules.slam == "none" or drawn == JK or JK in discarded:
+    if rules.slam == "none" or (rules.slam_from_stock_only and not from_stock):
         return False
-    if rules.slam_from_stock_only and not from_stock:
-        return False
+    if drawn == JK or JK in discarded:  # 002 "the same kind", 000 "equal (same value)"
+        return tuple(discarded) == (JK,) and drawn == JK and rules.slam_joker_on_joker
     if {rank_of(k) for k in discarded} != {rank_of(drawn)}:
         return False
     return len(discarded) == 1 or rules.slam == "same_rank"
 
 
-def ref_blast_holder(rules, state, top, flashed):
-    """The seat that may Blast the previous discard ``top`` (None: nobody)."""
+def ref_blast_queue(rules, state, top, flashed) -> list[int]:
+    """Who answers the Blast window on the previous discard ``top``, in order: with private
+    windows every player in, from the turn player on, whose hand is large enough (none if
+    a missing card is out of play); else the one seat that holds the missing cards."""
     if not rules.blast or flashed or JK in top or len({rank_of(k) for k in top}) != 1 or len(top) >= 4:
-        return None
+        return []
     rank = rank_of(top[0])
     missing = [s * 13 + rank for s in range(4) if s * 13 + rank not in top]
-    holders = [p for p in range(rules.num_players) if state.alive[p] and set(missing) <= set(state.hands[p])]
+    n = rules.num_players
+    if rules.private_windows:
+        if set(missing) & set(state.pile):
+            return []
+        order = [(state.turn_player + i) % n for i in range(n)]
+        return [p for p in order if state.alive[p] and len(state.hands[p]) >= len(missing)]
+    holders = [p for p in range(n) if state.alive[p] and set(missing) <= set(state.hands[p])]
     assert len(holders) <= 1
-    return holders[0] if holders else None
+    return holders
 
 
 # -- hands ----------------------------------------------------------------------------
@@ -199,6 +221,67 @@ def test_legal_discards_match_reference_on_random_hands(name, n):
         check_hand(rules, table, hand)
         checked += 1
     assert checked == 1500
+
+
+OPTION_VARIANTS = [
+    ("standard", 2, {"set_jokers": "pair"}),
+    ("standard", 3, {"set_jokers": "any"}),
+    ("seven", 2, {"set_jokers": "any"}),  # top-card pick-up
+    ("two_deck", 4, {"set_jokers": "pair"}),  # ends pick-up, two decks
+    ("two_deck", 2, {"set_jokers": "any", "run_pickup": "top"}),
+    ("standard", 2, {"run_pickup": "top"}),
+    ("seven", 2, {"run_pickup": "top"}),
+]
+
+
+@pytest.mark.parametrize(("name", "n", "changes"), OPTION_VARIANTS)
+def test_legal_discards_match_reference_with_joker_sets_and_top_run_pickup(name, n, changes):
+    """The options that add discard ids: random hands, and every same-rank hand with
+    jokers beside it."""
+    rules = rules_for(name, n).replace(**changes)
+    table = action_table(rules)
+    rng = np.random.default_rng(77 + n)
+    for hand in random_hands(rules, rng, 800):
+        check_hand(rules, table, hand)
+    sevens = [s * 13 + 6 for s in range(4)] * rules.num_decks
+    for size in range(1, rules.hand_size):
+        for combo in set(itertools.combinations(sorted(sevens), size)):
+            for jokers in range(1, min(rules.num_jokers, rules.hand_size - size) + 1):
+                check_hand(rules, table, list(combo) + [JK] * jokers)
+    for k in range(DISCARD_BASE, table.num_actions, 7):  # the engine's pick-up of a laid set agrees
+        d = table.discards[k - DISCARD_BASE]
+        if d.type == "run" and len({rank_of(c) for c in d.cards if c != JK}) == 1:
+            continue  # 🃏 7♠ 🃏: a run or a set; from_position reads it as the set
+        assert engine._takeable_of(rules, list(d.cards)) == d.takeable, table.name(k)
+
+
+def test_option_ids_only_when_the_option_is_on():
+    """Jokers in sets and top-of-run pick-up add ids only when on; the presets' tables are
+    unchanged (a digest of every discard of every preset and deck count)."""
+    import hashlib
+
+    digests = {}
+    for name, rules in PRESETS.items():
+        for n in (2, 4):
+            table = action_table(rules.with_players(n))
+            text = "\n".join(repr((d.cards, d.takeable, d.type, d.rank)) for d in table.discards)
+            digests[name, n] = (table.num_actions, hashlib.sha256(text.encode()).hexdigest()[:16])
+    assert digests == {
+        ("standard", 2): (1543, "959d5d629703b246"),
+        ("standard", 4): (1543, "959d5d629703b246"),
+        ("seven", 2): (828, "a5be4b21ae7f12a1"),
+        ("seven", 4): (828, "a5be4b21ae7f12a1"),
+        ("french", 2): (374, "b94991bb5c1cc8b5"),
+        ("french", 4): (374, "b94991bb5c1cc8b5"),
+        ("two_deck", 2): (1016, "218b198e9df96b75"),
+        ("two_deck", 4): (3382, "f37567e564c06e31"),
+    }
+    base = action_table(PRESETS["standard"])
+    for changes in ({"set_jokers": "pair"}, {"set_jokers": "any"}, {"run_pickup": "top"}):
+        table = action_table(PRESETS["standard"].replace(**changes))
+        assert table.num_actions > base.num_actions
+        assert table.names()[: base.num_actions - 0][: DISCARD_BASE + 53] == base.names()[: DISCARD_BASE + 53]
+    assert action_table(PRESETS["french"].replace(set_jokers="any")).num_actions == 374  # no jokers, no new ids
 
 
 @pytest.mark.parametrize(
@@ -325,16 +408,16 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
     model = {}
 
     def new_round():
-        model.update(top=list(s.top), take=set(s.top), flashed=False, pending=None, drawn=None)
+        model.update(top=list(s.top), take=set(s.top), flashed=False, pending=None, drawn=None, queue=[])
         assert len(s.top) == 1
         check_blast_offer()
 
     def check_blast_offer():
-        holder = ref_blast_holder(rules, s, model["top"], model["flashed"])
-        if holder is None:
+        model["queue"] = ref_blast_queue(rules, s, model["top"], model["flashed"])
+        if not model["queue"]:
             assert s.phase != engine.BLAST_PHASE
         else:
-            assert s.phase == engine.BLAST_PHASE and s.current == holder
+            assert s.phase == engine.BLAST_PHASE and s.current == model["queue"][0]
             assert sorted(s.blast_cards) == sorted(set(range(rank_of(model["top"][0]), 52, 13)) - set(model["top"]))
 
     new_round()
@@ -366,12 +449,17 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
             assert set(acts) == expected
             assert sorted(s.takeable) == sorted(model["take"])
         elif phase == engine.SLAM_PHASE:
-            assert acts == [SLAM, PASS]
+            slam = ref_slam_allowed(rules, model["pending"].cards, model["drawn"], model["from_stock"])
+            assert acts == ([SLAM, PASS] if slam else [PASS])
+            seen["slam_pass_only"] += not slam
         elif phase == engine.ASAF_PHASE:
             assert acts == [ASAF, PASS]
             assert s.current != s.caller
         elif phase == engine.BLAST_PHASE:
-            assert acts == [BLAST, PASS]
+            assert s.current == model["queue"][0]
+            holds = set(s.blast_cards) <= set(hand)
+            assert acts == ([BLAST, PASS] if holds else [PASS])
+            seen["blast_pass_only"] += not holds
         action = int(acts[int(g.integers(len(acts)))])
         engine.apply(s, action)
         ended = s.phase in (engine.ROUND_OVER, engine.GAME_OVER)
@@ -384,10 +472,12 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
             else:
                 drawn = action - TAKE_BASE
             model.update(top=list(d.cards), take=set(d.takeable), flashed=False, drawn=drawn)
+            model["from_stock"] = action == DRAW_STOCK
             if not ended:
                 slam = ref_slam_allowed(rules, d.cards, drawn, action == DRAW_STOCK)
-                assert (s.phase == engine.SLAM_PHASE) == slam, (d, drawn, action)
-                if not slam:
+                hidden = rules.private_windows and action == DRAW_STOCK and ref_slam_window(rules, d.cards)
+                assert (s.phase == engine.SLAM_PHASE) == (slam or hidden), (d, drawn, action)
+                if s.phase != engine.SLAM_PHASE:
                     check_blast_offer()
         elif phase == engine.SLAM_PHASE:
             if action == SLAM:
@@ -399,18 +489,30 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
         elif phase == engine.BLAST_PHASE and action == BLAST:
             model["top"] = model["top"] + sorted(set(range(rank_of(model["top"][0]), 52, 13)) - set(model["top"]))
             model["take"] = set(set_takeable(rules, model["top"]))
+            if not ended:
+                assert s.phase == engine.DISCARD and s.current == s.turn_player
+        elif phase == engine.BLAST_PHASE:
+            model["queue"].pop(0)
+            if model["queue"]:
+                assert s.phase == engine.BLAST_PHASE and s.current == model["queue"][0]
+            else:
+                assert s.phase == engine.DISCARD and s.current == s.turn_player
     return seen
 
 
+@pytest.mark.parametrize("private", [True, False])
 @pytest.mark.parametrize(("name", "n"), CONFIGS)
-def test_legal_actions_match_reference_in_random_games(name, n):
-    rules = rules_for(name, n)
+def test_legal_actions_match_reference_in_random_games(name, n, private):
+    rules = rules_for(name, n).replace(private_windows=private)
     seen: Counter = Counter()
     for seed in range(12):
         seen += run_random_game(rules, seed, max_steps=700)
     assert seen["discard"] > 1000 and seen["draw"] > 1000
     if rules.slam != "none":
         assert seen["slam"] > 0
+        assert (seen["slam_pass_only"] > 0) == private
+    if rules.blast:
+        assert (seen["blast_pass_only"] > 0) == private
     if rules.challenge == "asaf":
         assert seen["asaf"] > 0
     if rules.blast:

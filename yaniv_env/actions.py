@@ -58,6 +58,9 @@ SPECIAL_NAMES = {
 
 MeldType = Literal["single", "set", "run"]
 
+#: Natural cards a set with jokers needs, by ``Rules.set_jokers``.
+SET_JOKER_MIN_NATURAL = {"pair": 2, "any": 1}
+
 
 @dataclass(frozen=True)
 class Discard:
@@ -117,6 +120,7 @@ class ActionTable:
         self._single_id = {d.cards[0]: DISCARD_BASE + i for i, d in enumerate(entries) if d.type == "single"}
         self._max_run_jokers = rules.max_run_jokers
         self._set_ids = self._index_sets(entries, rules)
+        self._joker_sets = rules.set_jokers != "none" and rules.num_jokers > 0
         self._runs_by_suit: list[list[tuple[int, int, int]]] = [[] for _ in range(NUM_SUITS)]
         for i, d in enumerate(entries):
             if d.type == "run":
@@ -145,23 +149,29 @@ class ActionTable:
         if rules.num_jokers:
             add((JOKER,), {JOKER}, "single", -1)
 
+        def add_set(cards: list[int], rank: int) -> None:
+            if rules.set_pickup == "any":
+                add(tuple(cards), set(cards), "set", rank)
+            elif rules.set_pickup == "top":
+                for top in sorted(set(cards)):
+                    rest = list(cards)
+                    rest.remove(top)
+                    add((*rest, top), {top}, "set", rank)
+            else:  # ends: the discarder picks the two end cards
+                for a, b in itertools.combinations(range(len(cards)), 2):
+                    rest = [c for i, c in enumerate(cards) if i not in (a, b)]
+                    add((cards[a], *rest, cards[b]), {cards[a], cards[b]}, "set", rank)
+
         for rank in range(NUM_RANKS):
             for size in range(2, rules.hand_size + 1):
-                for suits in itertools.combinations_with_replacement(range(NUM_SUITS), size):
-                    if max(Counter(suits).values()) > rules.num_decks:
-                        continue
-                    cards = [s * NUM_RANKS + rank for s in suits]
-                    if rules.set_pickup == "any":
-                        add(tuple(cards), set(cards), "set", rank)
-                    elif rules.set_pickup == "top":
-                        for top in sorted(set(cards)):
-                            rest = list(cards)
-                            rest.remove(top)
-                            add((*rest, top), {top}, "set", rank)
-                    else:  # ends: the discarder picks the two end cards
-                        for a, b in itertools.combinations(range(size), 2):
-                            rest = [c for i, c in enumerate(cards) if i not in (a, b)]
-                            add((cards[a], *rest, cards[b]), {cards[a], cards[b]}, "set", rank)
+                for group in ActionTable._rank_groups(rules, rank, size):
+                    add_set(list(group), rank)
+        # Sets with jokers (only when the option is on, so that the presets' ids stay).
+        for rank in range(NUM_RANKS) if rules.set_jokers != "none" else ():
+            for size in range(SET_JOKER_MIN_NATURAL[rules.set_jokers], rules.hand_size):
+                for jokers in range(1, min(rules.num_jokers, rules.hand_size - size) + 1):
+                    for group in ActionTable._rank_groups(rules, rank, size):
+                        add_set([*group, *[JOKER] * jokers], rank)
 
         max_jokers = rules.max_run_jokers
         for suit in range(NUM_SUITS):
@@ -176,26 +186,50 @@ class ActionTable:
                         cards = tuple(
                             JOKER if joker_mask >> i & 1 else suit * NUM_RANKS + low + i for i in range(length)
                         )
-                        takeable = set(cards) if rules.run_pickup == "any" else {cards[0], cards[-1]}
-                        add(cards, takeable, "run", -1)
+                        if rules.run_pickup == "top":  # laid either way: the last card laid is on top
+                            add(cards, {cards[-1]}, "run", -1)
+                            add(cards[::-1], {cards[0]}, "run", -1)
+                        else:
+                            takeable = set(cards) if rules.run_pickup == "any" else {cards[0], cards[-1]}
+                            add(cards, takeable, "run", -1)
         return entries
 
     @staticmethod
+    def _rank_groups(rules: Rules, rank: int, size: int):
+        """Every multiset of ``size`` natural cards of ``rank`` the deck holds, sorted."""
+        for suits in itertools.combinations_with_replacement(range(NUM_SUITS), size):
+            if max(Counter(suits).values()) <= rules.num_decks:
+                yield tuple(s * NUM_RANKS + rank for s in suits)
+
+    @staticmethod
     def _index_sets(entries: list[Discard], rules: Rules) -> dict[tuple[int, ...], tuple[int, ...]]:
-        """For every group of same-rank cards a hand can hold, the set ids it can lay."""
+        """For every group of same-rank cards a hand can hold, the set ids it can lay; with
+        jokers in sets, also for every (group, jokers held) pair, the ids of the sets with
+        jokers it can lay."""
         by_cards: dict[tuple[int, ...], list[int]] = {}
         for i, d in enumerate(entries):
             if d.type == "set":
                 by_cards.setdefault(tuple(sorted(d.cards)), []).append(DISCARD_BASE + i)
-        index: dict[tuple[int, ...], tuple[int, ...]] = {}
+        index: dict = {}
+        min_natural = SET_JOKER_MIN_NATURAL.get(rules.set_jokers)
         for rank in range(NUM_RANKS):
-            for size in range(2, rules.hand_size + 1):
-                for suits in itertools.combinations_with_replacement(range(NUM_SUITS), size):
-                    if max(Counter(suits).values()) > rules.num_decks:
+            for size in range(1, rules.hand_size + 1):
+                for group in ActionTable._rank_groups(rules, rank, size):
+                    subs = {sub for n in range(1, size + 1) for sub in itertools.combinations(group, n)}
+                    if size > 1:
+                        index[group] = tuple(sorted(i for sub in subs for i in by_cards.get(sub, ())))
+                    if min_natural is None:
                         continue
-                    group = tuple(s * NUM_RANKS + rank for s in suits)
-                    subs = {sub for n in range(2, size + 1) for sub in itertools.combinations(group, n)}
-                    index[group] = tuple(sorted(i for sub in subs for i in by_cards.get(sub, ())))
+                    for jokers in range(1, min(rules.num_jokers, rules.hand_size - size) + 1):
+                        index[group, jokers] = tuple(
+                            sorted(
+                                i
+                                for sub in subs
+                                if len(sub) >= min_natural
+                                for j in range(1, jokers + 1)
+                                for i in by_cards.get((*sub, *[JOKER] * j), ())
+                            )
+                        )
         return index
 
     # -- legal moves ------------------------------------------------------------------
@@ -225,6 +259,10 @@ class ActionTable:
             if len(group) > 1:
                 group.sort()
                 out.extend(self._set_ids[tuple(group)])
+        if jokers and self._joker_sets:
+            for group in by_rank.values():
+                group.sort()
+                out.extend(self._set_ids.get((tuple(group), min(jokers, self.rules.hand_size - len(group))), ()))
         if len(hand) >= self.rules.run_min:
             jokers = min(jokers, self._max_run_jokers)
             for suit in range(NUM_SUITS):
@@ -288,7 +326,7 @@ class ActionTable:
             return f"take {card_name(action - TAKE_BASE)}"
         d = self.discards[action - DISCARD_BASE]
         text = f"discard {cards_name(d.cards)}"
-        if d.type == "set" and self.rules.set_pickup == "top":
+        if (d.type == "set" and self.rules.set_pickup == "top") or (d.type == "run" and self.rules.run_pickup == "top"):
             text += f" ({card_name(d.cards[-1])} on top)"
         elif d.type == "set" and self.rules.set_pickup == "ends" and len(d.cards) > 2:
             text += f" (ends {card_name(d.cards[0])} {card_name(d.cards[-1])})"

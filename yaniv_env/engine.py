@@ -17,17 +17,77 @@ A turn is split into decisions of the player in ``state.current``:
 * ``DISCARD``: call Yaniv (hand total ≤ ``call_max``) or lay one discard id;
 * ``DRAW``: draw from the stock or take a card from the *previous* discard (``state.top``,
   of which ``state.takeable`` may be taken); the set just laid is ``state.pending``;
-* ``SLAM``: slam the drawn card down or pass (only when the rules allow it for that card);
+* ``SLAM``: slam the drawn card down or pass (the slam window, below);
 * ``ASAF`` (001): after a call, each other player in turn from the caller's left may
   declare Asaf or pass; the first declaration starts the duel;
-* ``BLAST`` (001): between turns, the player holding the cards that complete the discard
-  into four of a kind may Blast or pass;
+* ``BLAST`` (001): between turns, Blast (complete the discard into four of a kind) or
+  pass (the Blast window, below);
 * ``ROUND_OVER``: ``state.round_result`` holds the round's outcome; call
   :func:`start_next_round`. ``GAME_OVER``: :func:`ranking` gives the final places.
 
-All randomness (shuffles, lots) comes from ``state.rng``, the one ``np.random.Generator``
-made from the seed. An illegal action raises :class:`IllegalActionError` (a
-``ValueError``) before anything changes.
+An illegal action raises :class:`IllegalActionError` (a ``ValueError``) before anything
+changes.
+
+Deals, lots and reshuffles (the contract the batched engine copies)
+-------------------------------------------------------------------
+Every random draw is a pure function of the game key and of where it is made, through
+the streams of :mod:`yaniv_env.core.seeding`. ``new_game(rules, seed=...)`` (or
+``rng=``) draws the key once: ``key = game_key(generator(seed, rng))``; the state keeps it
+in ``state.key`` and draws from no generator during play. ``r`` is ``state.round_index``
+(0 for the first round), ``n = rules.num_players`` (the seats at the start, eliminated
+ones included), ``H = rules.hand_size``:
+
+1. First player of the game: ``lot(n, stream_key(key, 0, LOTS))`` (lot index 0).
+2. Deal of round ``r``: ``D = shuffled(standard_deck(rules.jokers_per_deck,
+   rules.num_decks), stream_key(key, r, DEAL))``, the deck in its natural order;
+   ``M = len(D)``; cards are drawn from the end of a list. Seat ``p`` (``0 ≤ p < n``) owns
+   the block ``D[M-(p+1)·H : M-p·H]`` (positions ``p·H … p·H+H-1`` from the drawing
+   end), its hand in that list order, whoever starts the round and whatever happened
+   before (``seat_blocks``). The face-up card is ``D[M-n·H-1]``; the stock is
+   ``E + D[: M-n·H-1]`` (its last card drawn first), where ``E`` is the concatenation,
+   by increasing seat, of the blocks of the seats out of the game: they go to the bottom
+   of the stock, so the cards drawn first are the same whoever is out. Two games with
+   the same key therefore deal the same hands to the same seats in every round (the
+   duplicate format holds for the whole game); the face-up card and the stock too when
+   the same seats are in.
+3. Lots among the tied winners of round ``r`` (who starts round ``r + 1``):
+   ``winners[lot(len(winners), stream_key(key, r, LOTS, 1))]``, ``winners`` in
+   increasing seat order.
+4. Reshuffles: the ``k``-th time the stock runs out in round ``r`` (``k = 0, 1, …``
+   counted in ``state.reshuffles``, reset by each deal; an empty pile counts too), the new
+   stock is ``shuffled(pile, stream_key(key, r, RESHUFFLE, k))``, ``pile`` (the discards
+   below the top set) in its order on the table, oldest first.
+
+:func:`from_position` draws its key the same way; a stock it fills itself is
+``shuffled(rest, stream_key(key, round_index, DEAL))`` with ``rest`` sorted.
+``State.copy(key=...)`` or ``copy(rng=...)`` re-keys a copy, so that a search does not play
+on the real hidden future.
+
+Decision windows (``Rules.private_windows``)
+--------------------------------------------
+With ``private_windows=True`` (the default) the sequence of players to act is a function
+of public information only, so that ``agent_selection`` shows nothing the observations
+hide; with ``False`` a window is offered only to a player who can use it.
+
+* Slam window, after every draw when ``rules.slam != "none"`` and the discard just laid
+  (``d``) lets a slam-down follow it: ``d`` is a single card, or a same-rank set with
+  ``slam == "same_rank"``. The drawn card ``c`` is *slammable* when
+  ``(from the stock or not slam_from_stock_only)`` and either ``c`` is natural with
+  ``rank(c) == d.rank``, or ``c`` is a joker, ``d`` is a single joker and
+  ``slam_joker_on_joker``. The drawer enters ``SLAM`` when ``c`` is slammable, or, with
+  private windows, whenever ``c`` came from the stock (hidden): legal ``[SLAM, PASS]``
+  if slammable, else ``[PASS]``. Otherwise the turn ends.
+* Blast window (``rules.blast``), at a fresh deal and at the end of every turn, before
+  the next player discards: it exists when the top set is not flashed (no slammed card),
+  has fewer than 4 cards, all natural and of one rank; ``missing`` = the cards of that
+  rank not in it. With private windows, no window if a missing card is out of play
+  (``state.pile``, public); else every seat still in whose hand holds at least
+  ``len(missing)`` cards answers, in turn order starting from ``turn_player`` (the player
+  about to discard) and going round the table (``state.blast_queue``): ``[BLAST, PASS]``
+  for the seat holding every missing card, ``[PASS]`` for the others. A Blast closes the
+  window (nobody after it answers). Without private windows the only seat asked is the
+  lowest seat holding every missing card (at most one can, with one deck). After the
+  window the turn player discards.
 
 Public information is tracked as play goes: ``state.known[seat]`` lists the cards that
 seat is known to hold (taken from a discard and not yet thrown), ``state.pile`` the cards
@@ -42,7 +102,6 @@ hand (tests do) sets ``state._counts = None`` afterwards, or edits a fresh copy.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,6 +115,7 @@ from .actions import (
     DISCARD_BASE,
     DRAW_STOCK,
     PASS,
+    SET_JOKER_MIN_NATURAL,
     SLAM,
     TAKE_BASE,
     ActionTable,
@@ -64,7 +124,18 @@ from .actions import (
 )
 from .cards import JOKER, NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
 from .core.outcome import Outcome, places
-from .core.seeding import generator
+from .core.seeding import (
+    DEAL,
+    LOTS,
+    RESHUFFLE,
+    game_key,
+    generator,
+    lot,
+    rekeyed,
+    seat_blocks,
+    shuffled,
+    stream_key,
+)
 from .rules import Rules
 
 DISCARD, DRAW, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE, ROUND_OVER, GAME_OVER = range(7)
@@ -112,20 +183,22 @@ class State:
     """
 
     __slots__ = (
-        "rules", "table", "rng", "num_players", "scores", "alive", "out_round", "hands", "known",
+        "rules", "table", "key", "reshuffles", "num_players", "scores", "alive", "out_round", "hands", "known",
         "stock", "pile", "top", "takeable", "take_ids", "top_flashed", "pending", "drawn",
-        "drawn_from_stock", "phase", "current", "turn_player", "caller", "asaf_queue",
-        "blast_cards", "round_index", "round_turns", "turns", "first_player", "next_first",
+        "drawn_from_stock", "drawn_slammable", "phase", "current", "turn_player", "caller", "asaf_queue",
+        "blast_cards", "blast_queue", "round_index", "round_turns", "turns", "first_player", "next_first",
         "round_result", "game_truncated", "last_action", "draw_ends_round", "_counts",
     )  # fmt: skip
 
-    def copy(self, rng: np.random.Generator | None = None) -> State:
-        """An independent copy (for search). The copy's generator is ``rng`` if given,
-        else a copy of this one (same future draws)."""
+    def copy(self, rng: np.random.Generator | None = None, key: int | None = None) -> State:
+        """An independent copy (for search). The copy keeps this game's key (the same
+        future reshuffles, lots and deals) unless re-keyed: ``key`` gives the copy that
+        key, ``rng`` draws a new one from that generator (:func:`game_key`), so that a
+        search does not play on the real hidden future."""
         new = State.__new__(State)
         for name in State.__slots__:
             setattr(new, name, getattr(self, name))
-        new.rng = copy.deepcopy(self.rng) if rng is None else rng
+        new.key = rekeyed(self.key, rng, key)
         new.scores = list(self.scores)
         new.alive = list(self.alive)
         new.out_round = list(self.out_round)
@@ -135,6 +208,7 @@ class State:
         new.pile = list(self.pile)
         new.top = list(self.top)
         new.asaf_queue = list(self.asaf_queue)
+        new.blast_queue = list(self.blast_queue)
         new._counts = None  # made again from the lists when needed
         return new
 
@@ -158,7 +232,8 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     n = rules.num_players
     s.rules = rules
     s.table = action_table(rules)
-    s.rng = rng
+    s.key = game_key(rng)
+    s.reshuffles = 0
     s.num_players = n
     s.scores = [0] * n
     s.alive = [True] * n
@@ -169,10 +244,10 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     s.takeable, s.take_ids = (), ()
     s.top_flashed = False
     s.pending = None
-    s.drawn, s.drawn_from_stock = -1, False
+    s.drawn, s.drawn_from_stock, s.drawn_slammable = -1, False, False
     s.phase, s.current, s.turn_player = DISCARD, 0, 0
     s.caller = None
-    s.asaf_queue, s.blast_cards = [], ()
+    s.asaf_queue, s.blast_cards, s.blast_queue = [], (), []
     s.round_index, s.round_turns, s.turns = 0, 0, 0
     s.first_player = s.next_first = 0
     s.round_result = None
@@ -188,27 +263,26 @@ def new_game(rules: Rules, seed: int | None = None, rng: np.random.Generator | N
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a Rules object, got {type(rules).__name__}")
     s = _empty_state(rules, generator(seed, rng))
-    s.first_player = int(s.rng.integers(rules.num_players))
+    s.first_player = lot(rules.num_players, stream_key(s.key, 0, LOTS))
     _deal(s)
     return s
 
 
 def _deal(s: State) -> None:
+    """Deal round ``s.round_index`` as the module docstring's contract says."""
     s._counts = None  # made again from the new deal when needed
     rules = s.rules
-    deck = np.array(standard_deck(rules.jokers_per_deck, rules.num_decks))
-    stock = s.rng.permutation(deck).tolist()
     n = s.num_players
-    s.hands = [[] for _ in range(n)]
+    deck = shuffled(standard_deck(rules.jokers_per_deck, rules.num_decks), stream_key(s.key, s.round_index, DEAL))
+    blocks, stock = seat_blocks(deck, n, rules.hand_size)
+    top = stock.pop()
+    out = [block for p, block in enumerate(blocks) if not s.alive[p]]
+    s.hands = [block if s.alive[p] else [] for p, block in enumerate(blocks)]
     s.known = [[] for _ in range(n)]
-    seats = [(s.first_player + i) % n for i in range(n)]
-    seats = [p for p in seats if s.alive[p]]
-    for _ in range(rules.hand_size):  # one card at a time, from the first player
-        for p in seats:
-            s.hands[p].append(stock.pop())
-    s.stock = stock
+    s.stock = [k for block in out for k in block] + stock if out else stock
+    s.reshuffles = 0
     s.pile = []
-    _set_top(s, [stock.pop()], None)
+    _set_top(s, [top], None)
     s.pending = None
     s.round_turns = 0
     s.round_result = None
@@ -248,7 +322,10 @@ def _takeable_of(rules: Rules, cards: list[int]) -> tuple[int, ...]:
     if len(cards) == 1:
         return (cards[0],)
     natural = [k for k in cards if k != JOKER]
-    is_set = len(natural) == len(cards) and len({RANK[k] for k in natural}) == 1
+    jokers = len(cards) - len(natural)
+    is_set = len({RANK[k] for k in natural}) == 1 and (
+        not jokers or len(natural) >= SET_JOKER_MIN_NATURAL.get(rules.set_jokers, len(cards))
+    )
     pickup = rules.set_pickup if is_set else rules.run_pickup
     if pickup == "any":
         return tuple(sorted(set(cards)))
@@ -270,10 +347,14 @@ def from_position(
     alive: Sequence[bool] | None = None,
     known: Sequence[Sequence[int]] | None = None,
     round_index: int = 0,
+    blast_window: bool = False,
     seed: int | None = None,
     rng: np.random.Generator | None = None,
 ) -> State:
-    """A position at the start of ``current``'s turn (``DISCARD`` phase).
+    """A position at the start of ``current``'s turn (``DISCARD`` phase), or, with
+    ``blast_window=True``, just before it with the Blast window open on ``top`` as a fresh
+    deal or a finished turn opens it (``BLAST`` phase; a ``ValueError`` if the rules or
+    the position open no window).
 
     ``hands``: card kinds per seat (an eliminated seat holds none); ``top``: the previous
     discard as laid (``takeable`` defaults to what the rules let the next player take from
@@ -303,7 +384,7 @@ def from_position(
         raise ValueError(f"cards not in the deck (or placed twice): {cards_name(sorted(extra.elements()))}")
     rest = sorted((deck - placed).elements())
     if stock is None:
-        stock = s.rng.permutation(np.array(rest, dtype=np.int64)).tolist() if rest else []
+        stock = shuffled(rest, stream_key(s.key, round_index, DEAL))
     elif Counter(stock) != deck - placed:
         raise ValueError(f"stock: must hold exactly the cards placed nowhere else: {cards_name(rest)}")
     s.stock = [int(k) for k in stock]
@@ -332,6 +413,10 @@ def from_position(
     s.round_index = round_index
     s.out_round = [-1 if a else max(round_index - 1, 0) for a in s.alive]
     s.phase = DISCARD
+    if blast_window:
+        _offer_blast(s)
+        if s.phase != BLAST_PHASE:
+            raise ValueError(f"blast_window: the {rules.name!r} rules open no Blast window on {cards_name(top)} here")
     return s
 
 
@@ -405,11 +490,11 @@ def legal_actions(s: State) -> list[int]:
     if phase == DRAW:
         return [DRAW_STOCK, *s.take_ids] if s.stock else list(s.take_ids)
     if phase == SLAM_PHASE:
-        return [SLAM, PASS]
+        return [SLAM, PASS] if s.drawn_slammable else [PASS]
     if phase == ASAF_PHASE:
         return [ASAF, PASS]
     if phase == BLAST_PHASE:
-        return [BLAST, PASS]
+        return [BLAST, PASS] if _holds(s.hands[s.current], s.blast_cards) else [PASS]
     return []
 
 
@@ -557,7 +642,8 @@ def _apply_draw(s: State, action: int) -> None:
     s.pending = None
     if not s.stock:
         if s.rules.stock_exhaustion == "reshuffle":
-            s.stock = s.rng.permutation(np.array(s.pile, dtype=np.int64)).tolist() if s.pile else []
+            s.stock = shuffled(s.pile, stream_key(s.key, s.round_index, RESHUFFLE, s.reshuffles))
+            s.reshuffles += 1
             s.pile = []
             if c is not None:
                 row = _pile_row(s.num_players) * NUM_KINDS
@@ -565,22 +651,21 @@ def _apply_draw(s: State, action: int) -> None:
         else:
             s.draw_ends_round = True
     rules = s.rules
-    if (
-        rules.slam != "none"
-        and card != JOKER
-        and RANK[card] == d.rank
-        and (d.type == "single" or (d.type == "set" and rules.slam == "same_rank"))
-        and (from_stock or not rules.slam_from_stock_only)
-    ):
-        s.drawn, s.drawn_from_stock = card, from_stock
-        s.phase = SLAM_PHASE
-        return
+    if rules.slam != "none" and (d.type == "single" or (d.type == "set" and rules.slam == "same_rank")):
+        slammable = (from_stock or not rules.slam_from_stock_only) and (
+            RANK[card] == d.rank if card != JOKER else d.cards == (JOKER,) and rules.slam_joker_on_joker
+        )
+        # With private windows a card from the stock (hidden) always opens the window.
+        if slammable or (from_stock and rules.private_windows):
+            s.drawn, s.drawn_from_stock, s.drawn_slammable = card, from_stock, slammable
+            s.phase = SLAM_PHASE
+            return
     _end_turn(s)
 
 
 def _apply_slam(s: State, action: int) -> None:
     p = s.current
-    if action == SLAM:
+    if action == SLAM and s.drawn_slammable:
         card = s.drawn
         s.hands[p].remove(card)
         if s._counts is not None:
@@ -597,14 +682,14 @@ def _apply_slam(s: State, action: int) -> None:
     elif action == PASS:
         s.last_action = (p, action)
     else:
-        raise _illegal(s, action, "slam down the drawn card or pass")
+        raise _illegal(s, action, "slam down the drawn card or pass" if s.drawn_slammable else "pass")
     _end_turn(s)
 
 
 def _end_turn(s: State) -> None:
     s.turns += 1
     s.round_turns += 1
-    s.drawn = -1
+    s.drawn, s.drawn_slammable = -1, False
     if s.draw_ends_round:
         _end_round(s, "draw")
         return
@@ -625,25 +710,37 @@ def _next_alive(s: State, seat: int) -> int:
 
 
 def _offer_blast(s: State) -> None:
-    """Between turns (001): offer a Blast to the player who can complete the discard."""
+    """Between turns (001): open the Blast window on the discard (see the module
+    docstring): to every player who may answer, in turn from ``turn_player``, with private
+    windows; else to the player who can complete the discard."""
     if not s.rules.blast or s.top_flashed or len(s.top) >= 4:
         return
     rank = RANK[s.top[0]]
     if rank < 0 or any(RANK[k] != rank for k in s.top):
         return
-    missing = [suit * NUM_RANKS + rank for suit in range(4) if suit * NUM_RANKS + rank not in s.top]
-    for seat in range(s.num_players):
-        hand = s.hands[seat]
-        if s.alive[seat] and all(k in hand for k in missing):
-            s.blast_cards = tuple(missing)
-            s.current = seat
-            s.phase = BLAST_PHASE
+    missing = tuple(suit * NUM_RANKS + rank for suit in range(4) if suit * NUM_RANKS + rank not in s.top)
+    n = s.num_players
+    if s.rules.private_windows:
+        if any(k in s.pile for k in missing):  # public: nobody can complete it
             return
+        order = [(s.turn_player + i) % n for i in range(n)]
+        queue = [p for p in order if s.alive[p] and len(s.hands[p]) >= len(missing)]
+    else:
+        queue = [p for p in range(n) if s.alive[p] and _holds(s.hands[p], missing)][:1]
+    if queue:
+        s.blast_cards = missing
+        s.blast_queue = queue
+        s.current = queue[0]
+        s.phase = BLAST_PHASE
+
+
+def _holds(hand: list[int], cards) -> bool:
+    return all(k in hand for k in cards)
 
 
 def _apply_blast(s: State, action: int) -> None:
     p = s.current
-    if action == BLAST:
+    if action == BLAST and _holds(s.hands[p], s.blast_cards):
         s.hands[p] = _remove(s.hands[p], s.blast_cards)
         if s._counts is not None:
             _count(s._counts, p * NUM_KINDS, s.blast_cards, -1)
@@ -651,13 +748,19 @@ def _apply_blast(s: State, action: int) -> None:
         _set_top(s, s.top + list(s.blast_cards), None)
         s.last_action = (p, action)
         if not s.hands[p] and s.rules.empty_hand_wins:
+            s.blast_cards, s.blast_queue = (), []
             _end_round(s, "empty_hand", empty=p)
             return
     elif action == PASS:
         s.last_action = (p, action)
+        s.blast_queue.pop(0)
+        if s.blast_queue:
+            s.current = s.blast_queue[0]
+            return
     else:
-        raise _illegal(s, action, "Blast or pass")
+        raise _illegal(s, action, "Blast or pass" if _holds(s.hands[p], s.blast_cards) else "pass")
     s.blast_cards = ()
+    s.blast_queue = []
     s.current = s.turn_player
     s.phase = DISCARD
 
@@ -710,6 +813,9 @@ def _end_round(
             if loser is not None:
                 points[loser] = totals[loser] + rules.penalty
             points[winner] = 0
+            if beaten and rules.beaten_caller_alone:
+                points = [0] * n
+                points[caller] = totals[caller] + rules.penalty
         else:
             low = min(totals[p] for p in others)
             if low <= totals[caller]:
@@ -717,7 +823,9 @@ def _end_round(
                 winners = [p for p in others if totals[p] == low]
                 for p in others:
                     points[p] = totals[p]
-                if rules.beaten_winners_score == "zero":
+                if rules.beaten_caller_alone:
+                    points = [0] * n
+                elif rules.beaten_winners_score == "zero":
                     for p in winners:
                         points[p] = 0
                 points[caller] = totals[caller] + rules.penalty
@@ -767,10 +875,12 @@ def _end_round(
         turns=s.round_turns,
     )
     if not game_over:
-        # The round winner starts; lots among tied winners; after a drawn round, the
-        # seat after this round's first player.
-        if len(winners) > 1:
-            nxt = winners[int(s.rng.integers(len(winners)))]
+        # The round winner starts (or the caller, next_leader="caller"); lots among tied
+        # winners; after a drawn round, the seat after this round's first player.
+        if caller is not None and rules.next_leader == "caller":
+            nxt = caller
+        elif len(winners) > 1:
+            nxt = winners[lot(len(winners), stream_key(s.key, s.round_index, LOTS, 1))]
         else:
             nxt = winners[0] if winners else _next_alive(s, s.first_player)
         s.next_first = nxt if s.alive[nxt] else _next_alive(s, nxt)
@@ -786,7 +896,11 @@ def _milestone(rules: Rules, total: int) -> int:
         return total
     if kind == "table":
         return dict(rules.milestone_table).get(total, total)
-    if total > 0 and total % rules.milestone_every == 0:
+    if (
+        total > 0
+        and total % rules.milestone_every == 0
+        and (rules.milestone_max is None or total <= rules.milestone_max)
+    ):
         return total // 2 if kind == "halve" else total - rules.milestone_subtract
     return total
 

@@ -66,7 +66,16 @@ _KINDS = np.arange(NUM_KINDS)
 
 
 def rules_vector(rules: Rules) -> np.ndarray:
-    """The rule options that differ between presets, scaled to about [0, 1]."""
+    """The rule options that differ between presets, scaled to about [0, 1].
+
+    Its 22 entries are fixed (the shipped model reads them), so it does not show:
+    ``hand_size``, ``run_min``, ``max_players``, ``two_decks_from`` (only the deck count in
+    use), ``limit_inclusive``, ``rounds_per_player``, ``milestone_every``,
+    ``milestone_subtract``, ``milestone_table``'s values, ``milestone_max``,
+    ``stock_exhaustion``, ``turn_limit``, ``round_limit``, and the options no preset
+    differs in: ``slam_joker_on_joker``, ``private_windows``, ``set_jokers``,
+    ``beaten_caller_alone``, ``next_leader``, and ``run_pickup="top"`` (it reads as
+    ``ends``). A network meant for those must see them another way."""
     v = [
         rules.call_max / 10,
         rules.num_decks - 1,

@@ -1,7 +1,7 @@
 """One frozen rules configuration for every Yaniv variant, and the named presets.
 
-Every row of the variant table in ``shared/rules/README.md`` is an option of :class:`Rules`;
-each rule document is a preset in :data:`PRESETS`:
+Every row of the variant table in the project's rules document (``yaniv_env/RULES.md``) is
+an option of :class:`Rules`; each rule source is a preset in :data:`PRESETS`:
 
 ============  ======================  ==================================================
 preset        source                  in short
@@ -30,7 +30,9 @@ from .core.rules import RulesBase
 Challenge = Literal["reveal", "asaf"]
 BeatenWinnersScore = Literal["zero", "hand"]
 SetPickup = Literal["any", "ends", "top"]
-RunPickup = Literal["any", "ends"]
+RunPickup = Literal["any", "ends", "top"]
+SetJokers = Literal["none", "pair", "any"]
+NextLeader = Literal["winner", "caller"]
 Slam = Literal["none", "single", "same_rank"]
 Milestone = Literal["none", "halve", "subtract", "table"]
 GameEnd = Literal["last_standing", "first_to_limit"]
@@ -71,6 +73,13 @@ class Rules(RulesBase):
     beaten_winners_score: BeatenWinnersScore = "zero"
     """When a reveal beats the caller, the lowest hands score ``zero`` (002, 004) or add
     their ``hand`` like everyone else (000, as written)."""
+    beaten_caller_alone: bool = False
+    """When the caller is beaten (a reveal, or an Asaf duel the challenger wins), only the
+    caller scores (hand + ``penalty``); everyone else adds nothing. No preset: a house rule."""
+    next_leader: NextLeader = "winner"
+    """Who plays first in the round after a Yaniv call: the round ``winner`` (every source;
+    lots among tied winners) or the ``caller``, even when beaten (a house rule). After an
+    empty-hand win or a drawn round the usual rule applies."""
     run_min: int = 3
     """Shortest run (same suit, consecutive ranks, Ace low, no wrap)."""
     run_jokers_max: int | None = None
@@ -82,15 +91,33 @@ class Rules(RulesBase):
     the two ``ends`` of the set as laid (004), or the ``top`` card (000). With ``ends`` and
     ``top`` the discarder chooses the order, so that choice is part of the discard action."""
     run_pickup: RunPickup = "ends"
-    """What the next player may take from a run: ``any`` card (001) or its first or last."""
+    """What the next player may take from a run: ``any`` card (001), its first or last
+    (``ends``), or only the end laid on ``top`` (the last card laid; the discarder lays the
+    run in either direction, so that choice is part of the discard action)."""
+    set_jokers: SetJokers = "none"
+    """Jokers in same-rank sets: ``none`` (every source), ``pair`` (jokers may join at
+    least two natural cards of a rank: 7 7 🃏) or ``any`` (one natural card is enough:
+    7 🃏). A set keeps at least one natural card; cards that also form a run with the same
+    cards to take are one move, counted as the set (so a slam-down may follow it)."""
     slam: Slam = "same_rank"
     """Slam-down of the drawn card: ``none``; ``single`` (000: after a one-card discard);
     ``same_rank`` (002, and 001's Flash: after a single card or a same-rank set)."""
     slam_from_stock_only: bool = True
     """Whether only a card drawn from the stock may be slammed (000: any draw)."""
+    slam_joker_on_joker: bool = True
+    """Whether a joker drawn right after discarding a single joker may be slammed down
+    (002's "the same kind as the card they just discarded" and 000's "equal (same value)"
+    both read so)."""
     blast: bool = False
     """001's Blast: any player may complete the discard into four of a kind between turns
     (not on a discard holding a flashed card)."""
+    private_windows: bool = True
+    """Whether the sequence of decisions hides who could slam or Blast: the drawer answers
+    every slam window its draw opens (pass only when the drawn card cannot be slammed), and
+    every player still in answers every Blast window in turn (pass only without the
+    completing cards), so that whose turn it is tells nothing the observations hide. With
+    ``False`` a window is offered only to a player who can use it (fewer steps, but
+    ``agent_selection`` then shows it to everyone). See :mod:`yaniv_env.engine`."""
     empty_hand_wins: bool = False
     """001: a player whose hand becomes empty wins the round at once."""
     milestone: Milestone = "halve"
@@ -101,6 +128,9 @@ class Rules(RulesBase):
     milestone_subtract: int = 50
     milestone_table: tuple[tuple[int, int], ...] = ()
     """``((50, 0), (100, 50))`` for 000: a total of exactly 50 becomes 0, 100 becomes 50."""
+    milestone_max: int | None = None
+    """``halve``/``subtract``: the highest total a milestone applies to (001: 200, its
+    steps being 50, 100, 150 and 200, so 250 is not one). ``None``: every multiple."""
     game_end: GameEnd = "last_standing"
     """``last_standing``: players past ``score_limit`` are out, the last one left wins.
     ``first_to_limit``: the game ends when a player passes ``score_limit`` (or after
@@ -162,7 +192,9 @@ class Rules(RulesBase):
                 "challenge": ("reveal", "asaf"),
                 "beaten_winners_score": ("zero", "hand"),
                 "set_pickup": ("any", "ends", "top"),
-                "run_pickup": ("any", "ends"),
+                "run_pickup": ("any", "ends", "top"),
+                "set_jokers": ("none", "pair", "any"),
+                "next_leader": ("winner", "caller"),
                 "slam": ("none", "single", "same_rank"),
                 "milestone": ("none", "halve", "subtract", "table"),
                 "game_end": ("last_standing", "first_to_limit"),
@@ -208,6 +240,18 @@ class Rules(RulesBase):
                 f"the {self.deck_size} cards of {self.num_decks} deck(s) "
                 "(a face-up card and a stock card are needed too)",
             )
+        for option in ("beaten_caller_alone", "slam_joker_on_joker", "private_windows"):
+            if not isinstance(getattr(self, option), bool):
+                bad(option, f"must be a bool, got {getattr(self, option)!r}")
+        if self.beaten_caller_alone and self.beaten_winners_score == "hand":
+            bad("beaten_caller_alone", "nobody but a beaten caller scores, so beaten_winners_score must be 'zero'")
+        if self.milestone_max is not None:
+            if isinstance(self.milestone_max, bool) or not isinstance(self.milestone_max, int):
+                bad("milestone_max", f"must be an int or None, got {self.milestone_max!r}")
+            if self.milestone_max < self.milestone_every:
+                bad("milestone_max", f"must be ≥ milestone_every ({self.milestone_every}), got {self.milestone_max}")
+            if self.milestone not in ("halve", "subtract"):
+                bad("milestone_max", f"is only used with milestone 'halve' or 'subtract' (it is {self.milestone!r})")
         if self.blast and self.num_decks != 1:
             bad("blast", "Blast completes a four of a kind and is only defined with one deck")
         if self.milestone == "table" and not self.milestone_table:
@@ -266,6 +310,7 @@ PRESETS: dict[str, Rules] = {
         empty_hand_wins=True,
         milestone="subtract",
         milestone_subtract=50,
+        milestone_max=200,
         score_limit=200,
         limit_inclusive=False,
     ),
@@ -287,7 +332,7 @@ PRESETS: dict[str, Rules] = {
     ),
 }
 
-#: The source document each preset follows (file names in ``shared/rules/sources``).
+#: The source document each preset follows, by file name (``yaniv_env/RULES.md`` describes them).
 PRESET_SOURCES: dict[str, str] = {
     "standard": "002_ca30a48b828425ba.txt",
     "seven": "000_b2322435e3217bc5.txt",

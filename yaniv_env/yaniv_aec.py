@@ -46,6 +46,15 @@ from the caller's left, may declare Asaf or pass) and *blast* (001: the player h
 cards that complete the discard into four of a kind may Blast or pass).
 ``agent_selection`` is always the player who decides next.
 
+With ``Rules.private_windows`` (on in every preset) the order of decisions shows nothing
+the observations hide: the drawer answers every slam window a stock draw opens (only
+``pass`` when the card cannot be slammed) and every player still in answers every Blast
+window in turn (only ``pass`` without the completing cards); the exact sequence is in
+:mod:`yaniv_env.engine`. It costs steps; random play, decisions per turn with / without
+(``Rules.replace(private_windows=False)``): ``standard`` 2.47 / 2.01 (+22 %), ``seven``
+2.46 / 2.03 (+21 %), ``french`` 3.08 / 2.02 (+52 %) with 2 players and 3.68 / 2.03
+(+82 %) with 4, ``two_deck`` (no windows) unchanged.
+
 Action ids (``yaniv_env.actions``; the same ids mean the same move whatever the hand)::
 
     0 draw from stock   1 call Yaniv   2 slam   3 declare Asaf   4 Blast   5 pass

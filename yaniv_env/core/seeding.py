@@ -9,7 +9,9 @@ function of the key and of *where* it is made, never of what the players did bef
 draw                      stream                                index
 ========================  ====================================  ==========================
 the deal of round ``r``   ``DEAL``                              0
-lots of round ``r``       ``LOTS`` (first player, tied winners) 0
+lots of round ``r``       ``LOTS``                              0: the first player
+                                                                (round 0); 1: lots among
+                                                                the round's tied winners
 stock reshuffles          ``RESHUFFLE``                         the reshuffle's number in
                                                                 the round (0, 1, ...)
 ========================  ====================================  ==========================
@@ -53,6 +55,25 @@ def generator(seed: int | None = None, rng: np.random.Generator | None = None) -
 def game_key(rng: np.random.Generator) -> int:
     """A game's key, drawn from its generator (one draw)."""
     return int(rng.integers(1 << 63))
+
+
+def rekeyed(key: int, rng: np.random.Generator | None = None, new_key: int | None = None) -> int:
+    """The key of a state's copy (for search): ``key`` itself, ``new_key`` (checked to be
+    an int in ``[0, 2**63)``), or a new key drawn from ``rng``; passing both is a
+    ``ValueError``."""
+    if rng is not None and new_key is not None:
+        raise ValueError("copy: pass rng= or key=, not both")
+    if rng is not None:
+        return game_key(generator(rng=rng))
+    if new_key is None:
+        return key
+    if (
+        isinstance(new_key, (bool, np.bool_))
+        or not isinstance(new_key, (int, np.integer))
+        or not 0 <= new_key < 1 << 63
+    ):
+        raise ValueError(f"key: a game key is an int in [0, 2**63), got {new_key!r}")
+    return int(new_key)
 
 
 def mix64(z: int) -> int:
@@ -102,6 +123,17 @@ def shuffled(cards: list[int], key: int) -> list[int]:
     for i, j in zip(range(m - 1, 0, -1), picks, strict=True):
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def seat_blocks(cards: list[int], seats: int, size: int) -> tuple[list[list[int]], list[int]]:
+    """Deal ``cards`` (a shuffled deck, drawn from its end) in fixed blocks: seat ``p``
+    gets the slice ``cards[M - (p + 1)·size : M - p·size]`` (``M = len(cards)``), the
+    ``size`` cards at positions ``p·size … p·size + size - 1`` from the drawing end, in list
+    order, whoever starts and whoever plays; the rest, ``cards[: M - seats·size]``, keeps
+    its order (its last card is drawn next)."""
+    m = len(cards)
+    blocks = [list(cards[m - (p + 1) * size : m - p * size]) for p in range(seats)]
+    return blocks, list(cards[: m - seats * size])
 
 
 def lot(n: int, key: int) -> int:

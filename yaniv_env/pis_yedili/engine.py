@@ -47,8 +47,17 @@ On a stock-out every player tied for the lowest hand total wins (scores 0) and t
 score their hands (no multiplier). After ``turn_limit`` turns the deal ends unscored
 (``deal_result.truncated``). After ``deals`` deals the lowest total wins.
 
-All randomness (shuffles, the first dealer) comes from ``state.rng``, the one
-``np.random.Generator`` made from the seed. An illegal action raises
+All randomness comes from the game key ``state.key``, drawn once from the
+``np.random.Generator`` made from the seed, through the streams of
+:mod:`yaniv_env.core.seeding` (``r`` the deal index): the first dealer is
+``lot(n, stream_key(key, 0, LOTS))``; deal ``r`` shuffles the 52 cards in their natural
+order, ``shuffled(range(52), stream_key(key, r, DEAL))``, and seat ``p`` gets the fixed
+block ``seat_blocks`` gives it (the ``hand_size`` cards at positions ``p·hand_size …``
+from the drawing end), whoever deals, the rest being the stock in its order (last card
+drawn first); the ``k``-th reshuffle of deal ``r`` (``k`` = 0, 1, … within the deal) is
+``shuffled(pile, stream_key(key, r, RESHUFFLE, k))``, the pile below the top card in its
+order on the table. So two games with the same key deal the same hands to the same seats
+in every deal, whatever was played. An illegal action raises
 :class:`IllegalActionError` (a ``ValueError``) before anything changes.
 
 Public information: hand sizes, the discard pile (``state.discard``, top last), the suit
@@ -58,7 +67,6 @@ gathers it with one seat's hand.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -67,7 +75,7 @@ import numpy as np
 
 from ..core.cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
 from ..core.outcome import Outcome, places
-from ..core.seeding import generator
+from ..core.seeding import DEAL, LOTS, RESHUFFLE, game_key, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
 from .actions import (
     ACE,
     BIT,
@@ -142,18 +150,19 @@ class State:
     """
 
     __slots__ = (
-        "rules", "table", "rng", "num_players", "scores", "hands", "masks", "stock", "discard",
+        "rules", "table", "key", "reshuffles", "num_players", "scores", "hands", "masks", "stock", "discard",
         "top", "suit", "pending_sevens", "direction", "phase", "current", "drawn", "dealer",
         "deal_index", "deal_turns", "decisions", "deal_result", "last_action",
     )  # fmt: skip
 
-    def copy(self, rng: np.random.Generator | None = None) -> State:
-        """An independent copy (for search). The copy's generator is ``rng`` if given,
-        else a copy of this one (same future draws)."""
+    def copy(self, rng: np.random.Generator | None = None, key: int | None = None) -> State:
+        """An independent copy (for search), with this game's key (the same future
+        reshuffles and deals) unless re-keyed: ``key`` gives the copy that key, ``rng``
+        draws a new one from that generator."""
         new = State.__new__(State)
         for slot in State.__slots__:
             setattr(new, slot, getattr(self, slot))
-        new.rng = copy.deepcopy(self.rng) if rng is None else rng
+        new.key = rekeyed(self.key, rng, key)
         new.scores = list(self.scores)
         new.hands = [list(h) for h in self.hands]
         new.masks = list(self.masks)
@@ -184,7 +193,8 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     n = rules.num_players
     s.rules = rules
     s.table = action_table(rules)
-    s.rng = rng
+    s.key = game_key(rng)
+    s.reshuffles = 0
     s.num_players = n
     s.scores = [0] * n
     s.hands = [[] for _ in range(n)]
@@ -206,19 +216,17 @@ def new_game(rules: Rules, seed: int | None = None, rng: np.random.Generator | N
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a pis_yedili Rules object, got {type(rules).__name__}")
     s = _empty_state(rules, generator(seed, rng))
-    s.dealer = int(s.rng.integers(rules.num_players))
+    s.dealer = lot(rules.num_players, stream_key(s.key, 0, LOTS))
     _deal(s)
     return s
 
 
 def _deal(s: State) -> None:
     n = s.num_players
-    deck = s.rng.permutation(52).tolist()
+    deck = shuffled(list(range(52)), stream_key(s.key, s.deal_index, DEAL))
+    hands, deck = seat_blocks(deck, n, s.rules.hand_size)
     first = (s.dealer + 1) % n
-    hands: list[list[int]] = [[] for _ in range(n)]
-    for _ in range(s.rules.hand_size):  # one card at a time, clockwise from the opener
-        for i in range(n):
-            hands[(first + i) % n].append(deck.pop())
+    s.reshuffles = 0
     s.hands = hands
     s.masks = [_mask(h) for h in hands]
     s.stock = deck
@@ -285,7 +293,7 @@ def from_position(
         raise ValueError(f"cards placed twice: {cards_name(twice)}")
     rest = sorted(set(range(52)) - set(placed))
     if stock is None:
-        stock = s.rng.permutation(np.array(rest, dtype=np.int64)).tolist() if rest else []
+        stock = shuffled(rest, stream_key(s.key, deal_index, DEAL))
     elif sorted(int(k) for k in stock) != rest:
         raise ValueError(f"stock: must hold exactly the cards placed nowhere else: {cards_name(rest)}")
     s.stock = [int(k) for k in stock]
@@ -544,7 +552,8 @@ def _draw_one(s: State, p: int) -> int:
         # reshuffle: the discard pile below its top card becomes the stock
         below = s.discard[:-1]
         s.discard = s.discard[-1:]
-        s.stock = s.rng.permutation(np.array(below, dtype=np.int64)).tolist()
+        s.stock = shuffled(below, stream_key(s.key, s.deal_index, RESHUFFLE, s.reshuffles))
+        s.reshuffles += 1
     card = s.stock.pop()
     s.hands[p].append(card)
     s.masks[p] |= BIT[card]
