@@ -373,7 +373,7 @@ def test_cli_eval(tmp_path, capsys):
 
 
 def test_cli_league_and_errors(capsys):
-    from yaniv_env.cli import main as yaniv
+    from training.cli import main as yaniv
 
     assert yaniv(["eval", "--agents", "random,random", "--rules", "seven", "--games", "4", "--rating", "002"]) == 0
     text = capsys.readouterr().out

@@ -122,7 +122,7 @@ def test_corrupted_records_raise(record, tmp_path):
 
 
 def test_yaniv_replay_prints(record, tmp_path, capsys):
-    from yaniv_env.cli import main as yaniv
+    from training.cli import main as yaniv
 
     path = rp.save(record, tmp_path / "r.json")
     assert yaniv(["replay", str(path)]) == 0
