@@ -62,6 +62,7 @@ from training.runner import (
     GameRecord,
     check_entrants,
     deal_seeds,
+    game_count_problem,
     parse_entrants,
     run_jobs,
     schedule,
@@ -105,11 +106,12 @@ __all__ = [
 
 
 def _finish(
-    kind, labels, specs, rules, n, episode, seed, duplicate, seeds, jobs, workers, progress, save_replays, replays
-):
+    kind, labels, specs, rules, n, episode, seed, duplicate, seeds, jobs, workers, progress, save_replays, replays,
+    desc=None,
+):  # fmt: skip
     start = time.perf_counter()
     record_until = replays if save_replays else 0
-    desc = f"{game_of(rules).name} {kind}"
+    desc = desc or f"{game_of(rules).name} {kind}"
     records = run_jobs(specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc=desc)
     paths = []
     if save_replays:
@@ -156,6 +158,19 @@ def _common_checks(rules, num_players, games, workers, episode, game=None, save_
     return rules
 
 
+def _check_schedule(kind: str, specs: list, num_players: int, games: int, duplicate: bool) -> None:
+    """Refuse what cannot be played as asked: one agent (it would hold every seat, and count
+    each game once per seat), or a game count the schedule cannot play exactly."""
+    if len(specs) < 2:
+        raise ValueError(
+            f"{'a' if kind == 'league' else 'an'} {kind} needs at least two agents (for example "
+            "--agents heuristic,random); to play an agent against itself, name it twice (heuristic,heuristic)"
+        )
+    problem = game_count_problem(len(specs), num_players, games, duplicate)
+    if problem:
+        raise ValueError(problem)
+
+
 def evaluate(
     entrants: Sequence[EntrantSpec],
     rules: str | Rules = "standard",
@@ -170,19 +185,23 @@ def evaluate(
     save_replays: str | Path | None = None,
     replays: int = 3,
     game: str | None = None,
+    desc: str | None = None,
 ) -> EvalResult:
-    """Play about ``games`` games between ``entrants`` and measure them (see the module
-    docstring). Up to ``num_players`` entrants share one table, seated cyclically; more
+    """Play ``games`` games between ``entrants`` and measure them (see the module
+    docstring). ``games`` must be a multiple of :func:`training.runner.game_multiple` (whole
+    deals), else ``ValueError`` says which counts are possible; ``desc`` labels the progress
+    bar. Up to ``num_players`` entrants share one table, seated cyclically; more
     entrants are spread over every pairing (2 seats) or random tables, as in :func:`league`
     (without the ratings; ``matchups`` gives the head-to-head results). ``game``:
     ``"yaniv"`` or ``"pis_yedili"`` (default: the game of a rules object, else Yaniv)."""
     rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
     labels, specs = parse_entrants(entrants)
+    _check_schedule("evaluation", specs, num_players, games, duplicate)
     check_entrants(labels, specs, rules, workers)
     seeds, jobs = schedule(len(specs), num_players, games, seed, duplicate)
     return _finish(
         "evaluation", labels, specs, rules, num_players, episode, seed, duplicate, seeds, jobs, workers, progress,
-        save_replays, replays,
+        save_replays, replays, desc,
     )  # fmt: skip
 
 
@@ -202,17 +221,17 @@ def league(
     replays: int = 3,
     game: str | None = None,
 ) -> EvalResult:
-    """A league: about ``games`` games in all between every pairing of entrants (2 seats)
-    or random tables (more seats), with OpenSkill ratings and, with ``rating="002"`` (Yaniv
-    only), the 002 player rating as well (the table is then sorted by it)."""
+    """A league: ``games`` games in all (a multiple of :func:`training.runner.game_multiple`)
+    between every pairing of entrants (2 seats) or random tables (more seats), with
+    OpenSkill ratings and, with ``rating="002"`` (Yaniv only), the 002 player rating as well
+    (the table is then sorted by it)."""
     if rating not in ("openskill", "002"):
         raise ValueError(f"rating must be 'openskill' or '002', got {rating!r}")
     rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
     if rating == "002" and game_of(rules).name != "yaniv":
         raise ValueError(f"the 002 rating is a Yaniv rating; {game_of(rules).title} leagues use openskill")
     labels, specs = parse_entrants(entrants)
-    if len(specs) < 2:
-        raise ValueError("a league needs at least two entrants")
+    _check_schedule("league", specs, num_players, games, duplicate)
     check_entrants(labels, specs, rules, workers)
     seeds, jobs = schedule(len(specs), num_players, games, seed, duplicate)
     result = _finish(
@@ -233,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     """``yaniv eval``."""
     p = argparse.ArgumentParser(
         prog="yaniv eval",
-        description="Evaluate Yaniv (or Pis Yedili) agents against each other (duplicate deals, 95%% confidence "
+        description="Evaluate Yaniv (or Pis Yedili) agents against each other (duplicate deals, 95% confidence "
         "intervals).",
     )
     p.add_argument("--agents", required=True, help="comma-separated agent names or .zip model paths")
@@ -242,7 +261,12 @@ def main(argv: list[str] | None = None) -> int:
         "--rules", default="standard", help=f"rules preset of the game (default standard; Yaniv: {', '.join(PRESETS)})"
     )
     p.add_argument("--players", type=int, default=2, help="players per game (default 2)")
-    p.add_argument("--games", type=int, default=1000, help="games in all (default 1000)")
+    p.add_argument(
+        "--games",
+        type=int,
+        default=1000,
+        help="games in all, played exactly: with duplicate deals a multiple of the seatings of a deal (default 1000)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the deal list (default 0)")
     p.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of rotating the seats")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")

@@ -110,7 +110,9 @@ class EvalResult:
             return f"{est.value:.{digits}f} [{est.low:.{digits}f}, {est.high:.{digits}f}]"
 
         titles = metric_titles(self.game)
-        cols = ["agent", "games", *titles.values()]
+        # An entrant holding several seats of a game counts the game once per seat.
+        seat_counts = any(len(set(rec.seats)) < len(rec.seats) for rec in self.records)
+        cols = ["agent", "seat-games" if seat_counts else "games", *titles.values()]
         if self.ratings:
             cols += ["mu ± sigma", "ordinal"]
         if self.rating_002:
@@ -146,6 +148,8 @@ class EvalResult:
         else:
             points = "points are the penalty points taken per deal"
         out.append(f"[{pct} confidence intervals: {how}; win rates split ties; {points}]")
+        if seat_counts:
+            out.append("[seat-games: an agent holding several seats of a game counts it once per seat]")
         if self.ratings:
             out.append("[OpenSkill Plackett-Luce ratings; ordinal = mu - 3 sigma]")
         if self.rating_002:
@@ -258,3 +262,61 @@ class EvalResult:
         path = Path(path)
         fig.savefig(path, dpi=120)
         return path
+
+
+def framed(title: str, header: list[str], rows: list[list[str]], footer: list[str]) -> str:
+    """An ASCII table in a frame: the title, the column heads, the rows, then footer lines."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    table_inner = sum(widths) + 3 * (len(widths) - 1)
+    widths[-1] += max(0, max(len(line) for line in [title, *footer]) - table_inner)  # room for the title
+    rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    plain = "+" + "-" * (len(rule) - 2) + "+"
+    inner = len(rule) - 4
+
+    def row(values: list[str]) -> str:
+        cells = [v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths, strict=True))]
+        return "| " + " | ".join(cells) + " |"
+
+    def text(line: str) -> str:
+        return "| " + line.ljust(inner) + " |"
+
+    out = [plain, text(title), rule, row(header), rule, *(row(r) for r in rows), rule]
+    out += [text(line) for line in footer]
+    return "\n".join([*out, plain] if footer else out)
+
+
+def final_table(results: dict[str, EvalResult], label: str, model_path: Path, details: Path) -> str:
+    """The summary ``yaniv train`` ends with: one row per opponent of the entrant ``label``
+    (game win rate [95% CI], games, round win rate, points per round), in a frame with the
+    path of the saved model."""
+    first = next(iter(results.values()))
+    game, part = first.game, first.game.part
+
+    def cell(est: Estimate, digits: int) -> str:
+        if not math.isfinite(est.low):
+            return f"{est.value:.{digits}f}"
+        return f"{est.value:.{digits}f} [{est.low:.{digits}f}, {est.high:.{digits}f}]"
+
+    rows = []
+    for opponent, res in results.items():
+        m = res[label].metrics
+        rows.append(
+            [
+                opponent,
+                f"{res.games:,}",
+                cell(m["game_win_rate"], 3),
+                f"{m['round_win_rate'].value:.3f}",
+                f"{m['points_per_round'].value:.1f}",
+            ]
+        )
+    header = ["opponent", "games", "game win rate [95% CI]", f"{part} win rate", f"model's points / {part}"]
+    title = (
+        f"RESULT: the trained model against each baseline - {game.title} {first.rules.name}, "
+        f"{first.num_players} players, duplicate deals"
+    )
+    footer = [
+        f"model: {model_path}",
+        f"details: {details}",
+        f"(chance is {1 / first.num_players:.2f}; points are added per {part}: fewer is better)",
+    ]
+    return framed(title, header, rows, footer)
