@@ -28,6 +28,7 @@ def make_callback(run: Run, venv, total: int | None, budget: float | None, eval_
             self.next_snap = (n // args.snapshot_every + 1) * args.snapshot_every if args.league else None
             self.start_steps = n
             self.start_time = time.time()
+            self.eval_seconds = 0.0  # not counted in the steps/s
             if budget is not None:  # the bar counts minutes of the budget
                 self.bar = progress_bar(budget / 60, args.progress, "PPO", minutes=True)
             else:
@@ -61,8 +62,9 @@ def make_callback(run: Run, venv, total: int | None, budget: float | None, eval_
             if target <= self.bar.n and doing is None:
                 return
             self.bar.update(max(0, target - self.bar.n))
-            sps = (n - self.start_steps) / max(time.time() - self.start_time, 1e-9)
-            text = f" {n:,} steps, {sps:,.0f} steps/s" if budget is not None else f" {sps:,.0f} steps/s"
+            training_seconds = time.time() - self.start_time - self.eval_seconds
+            sps = (n - self.start_steps) / max(training_seconds, 1e-9)
+            text = f"{n:,} steps, {sps:,.0f} steps/s" if budget is not None else f"{sps:,.0f} steps/s"
             if run.last_eval:
                 rates = ", ".join(f"{name} {res['game_win_rate']:.2f}" for name, res in run.last_eval.items())
                 text += f" | last evaluation, game win rate vs {rates}"
@@ -79,6 +81,7 @@ def make_callback(run: Run, venv, total: int | None, budget: float | None, eval_
             from training.evaluate import evaluate
 
             n = self.model.num_timesteps
+            started = time.time()
             meta = run.metadata(self.model)
 
             def current_policy(seed, rules):
@@ -106,6 +109,7 @@ def make_callback(run: Run, venv, total: int | None, budget: float | None, eval_
                 row[f"{name}_games"] = res.games
             append_csv(run.dir / "eval.csv", row)
             self.logger.dump(n)
+            self.eval_seconds += time.time() - started
             self.update_bar(doing="")  # redraw without the "evaluating" note
 
         def snapshot(self) -> None:

@@ -56,7 +56,8 @@ What the command shows
 Every phase has a progress bar on standard error (:mod:`training.progress`): the
 imitation collection (decisions), its fitting (decisions x epochs), PPO (minutes of the
 budget, or steps, with the steps/s and the last periodic evaluation's game win rate against
-each opponent) and each evaluation (games). The run ends with a framed table: the game win
+each opponent; a periodic evaluation names its opponent and games on that bar while it
+runs) and each opponent of the final evaluation (games). The run ends with a framed table: the game win
 rate [95% CI] against each baseline, the games played, the round win rate and the model's
 points per round, and the path of the saved model.
 
@@ -67,9 +68,11 @@ games against each ``--eval-opponents`` entry in the duplicate format of
 :mod:`training.evaluate` (rounded up to whole deals: a multiple of the seatings of a deal),
 and ``eval.csv`` gets the game win rate with its 95% interval. It is the same measure as the
 final evaluation, only smaller. Whole games are long (two players: ~9 rounds against
-``random``, 20-40 against ``greedy`` and ``heuristic``), so it is costly: about 1 s per game on
-2 shared cores, ~1 minute per evaluation with the defaults (20 games x 3 opponents every
-100,000 steps). It counts against ``--minutes``.
+``random``, 20-40 against ``greedy`` and ``heuristic``) and the policy plays them one
+decision at a time: 2.5-3.6 s per game were measured on 2 cores shared with four other
+jobs (load 9.5), which is about 0.5-0.8 s on idle cores, so with the defaults (20 games
+against each of 3 opponents every 100,000 steps) an evaluation costs roughly half a minute
+to a minute. It counts against ``--minutes``.
 
 Modules
 -------
