@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         from yaniv_env import __version__
 
         print(f"yaniv {__version__}")
-        raise SystemExit(0)
+        return 0
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         print("usage: yaniv {" + ",".join(COMMANDS) + "} [options]\n       yaniv --version\n")
         for name, (_, help_text) in COMMANDS.items():
