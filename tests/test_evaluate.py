@@ -381,4 +381,4 @@ def test_cli_league_and_errors(capsys):
     assert main(["--agents", "random,nobody", "--games", "2", "--quiet"]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err
     assert main(["--agents", "random", "--games", "2", "--league", "--quiet"]) == 2
-    assert "at least two entrants" in capsys.readouterr().err
+    assert "a league needs at least two agents" in capsys.readouterr().err

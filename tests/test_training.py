@@ -21,7 +21,9 @@ import gymnasium  # noqa: E402
 import agents  # noqa: E402
 import yaniv_env  # noqa: E402, F401
 from agents import trained  # noqa: E402
+from training import callbacks, config  # noqa: E402
 from training import train as T  # noqa: E402
+from training.run_state import read_csv  # noqa: E402
 
 TINY = [
     "--total-timesteps", "256", "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
@@ -57,8 +59,8 @@ def test_run_writes_checkpoint_model_plot_and_logs(run_dir):
     assert meta["league"]["history"][0]["joined"] is True
     assert (run_dir / "model.zip").is_file() and (run_dir / "learning_curve.png").stat().st_size > 1000
     assert list((run_dir / "monitor").glob("*.monitor.csv")) and list((run_dir / "tb").rglob("events.*"))
-    rows = T._read_csv(run_dir / "eval.csv")
-    assert [int(r["timesteps"]) for r in rows] == [0, 128, 256] and "random_outcome" in rows[0]
+    rows = read_csv(run_dir / "eval.csv")
+    assert [int(r["timesteps"]) for r in rows] == [0, 128, 256] and "random_game_win_rate" in rows[0]
     assert json.loads((run_dir / "args.json").read_text())["seed"] == 3
     assert meta["pretrain"]["agent"] == "greedy" and meta["pretrain"]["samples"] > 200
     assert 0.0 <= meta["pretrain"]["train_accuracy"] <= 1.0
@@ -81,7 +83,7 @@ def test_resume_continues_timesteps_and_league(run_dir, tmp_path):
     assert set(before["league"]["pool"]) & set(after["league"]["pool"]) or len(after["league"]["pool"]) == 8
     assert len(after["league"]["history"]) > len(before["league"]["history"])
     assert sorted(p.name for p in (copy / "monitor").glob("*.csv"))[-1].startswith("01_")
-    eval_rows = T._read_csv(copy / "eval.csv")
+    eval_rows = read_csv(copy / "eval.csv")
     assert [int(r["timesteps"]) for r in eval_rows] == [0, 128, 256, 384, 512]
     assert after["pretrain"] == before["pretrain"]  # no second warm start on resume
     # A resume may not change how the model is trained.
@@ -216,7 +218,7 @@ def test_interrupted_save_keeps_previous_checkpoint(model_path, tmp_path, monkey
 
 def test_interrupted_training_saves_and_resumes(tmp_path, monkeypatch):
     """Ctrl-C (or SIGTERM) during training writes a checkpoint; --resume finishes the run."""
-    original = T._make_callback
+    original = callbacks.make_callback
 
     def interrupting(*a, **k):
         cb = original(*a, **k)
@@ -230,7 +232,7 @@ def test_interrupted_training_saves_and_resumes(tmp_path, monkeypatch):
         cb._on_step = step
         return cb
 
-    monkeypatch.setattr(T, "_make_callback", interrupting)
+    monkeypatch.setattr(callbacks, "make_callback", interrupting)
     argv = [
         "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1",
         "--net-arch", "16", "--opponents", "random", "--eval-every", "0", "--final-eval-games", "0",
@@ -258,9 +260,9 @@ def test_args_parser_defaults_and_docs():
         "round",
         "score_outcome",
     )
-    docs = T._field_docs(T.Args)
+    docs = config.field_docs(T.Args)
     assert set(docs) == {f.name for f in dataclasses.fields(T.Args)}
-    assert "--snapshot-every" in T._parser().format_help()
+    assert "--snapshot-every" in config.build_parser(T.Args).format_help()
 
 
 def test_bad_arguments_are_reported(tmp_path, capsys):

@@ -20,7 +20,9 @@ import gymnasium  # noqa: E402
 import agents  # noqa: E402
 import yaniv_env  # noqa: E402
 from agents import trained  # noqa: E402
+from training import config  # noqa: E402
 from training import train as T  # noqa: E402
+from training.run_state import read_csv  # noqa: E402
 from yaniv_env import pis_yedili  # noqa: E402
 
 TINY = [
@@ -57,9 +59,9 @@ def test_run_trains_pis_yedili_with_its_defaults(run_dir):
     assert args["opponents"] == "pis_random:1,pis_heuristic:2" and args["action_features"] is False
     assert meta["pretrain"]["agent"] == "pis_heuristic" and meta["pretrain"]["samples"] > 200
     assert meta["league"]["pool"] and all((run_dir / p).is_file() for p in meta["league"]["pool"])
-    rows = T._read_csv(run_dir / "eval.csv")
+    rows = read_csv(run_dir / "eval.csv")
     assert [int(r["timesteps"]) for r in rows] == [0, 128, 256]
-    assert "pis_random_outcome" in rows[0] and "pis_heuristic_outcome" in rows[0]
+    assert "pis_random_game_win_rate" in rows[0] and "pis_heuristic_low" in rows[0]
     assert {p.name for p in run_dir.glob("final_eval_vs_*.csv")} == {
         "final_eval_vs_pis_random.csv",
         "final_eval_vs_pis_heuristic.csv",
@@ -125,7 +127,7 @@ def test_pis_checkpoint_is_refused_as_yaniv(model_path, run_dir, tmp_path):
     from training.evaluate import evaluate
 
     with pytest.raises(ValueError, match="trained for Pis Yedili"):
-        evaluate([path, "random"], num_players=3, games=2)
+        evaluate([path, "random"], num_players=3, games=3)
 
 
 def test_checkpoint_without_game_is_yaniv(tmp_path):
@@ -180,7 +182,7 @@ def test_game_defaults_and_refusals(tmp_path, capsys):
     # without a command line: options left at the Yaniv default take the game's
     assert T.apply_game_defaults(T.Args(game="pis_yedili"), set()).episode == "deal"
     assert T.apply_game_defaults(T.Args(), set()) == T.Args()
-    assert "[pis_yedili: pis_random:1,pis_heuristic:2]" in " ".join(T._parser().format_help().split())
+    assert "[pis_yedili: pis_random:1,pis_heuristic:2]" in " ".join(config.build_parser(T.Args).format_help().split())
     refusals = {
         ("--rules", "seven"): "unknown Pis Yedili rules preset 'seven'",
         ("--action-features",): "--action-features scores actions by their Yaniv cards",

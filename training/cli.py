@@ -2,7 +2,8 @@
 
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.evaluate``, ``yaniv_env.play``, ``yaniv_env.replay``,
-``yaniv_env.bench``.
+``yaniv_env.bench``; ``yaniv <command> --help`` lists a command's options and ``yaniv --version``
+prints the package version.
 """
 
 from __future__ import annotations
@@ -21,10 +22,16 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--version":
+        from yaniv_env import __version__
+
+        print(f"yaniv {__version__}")
+        return 0
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
-        print("usage: yaniv {" + ",".join(COMMANDS) + "} [options]\n")
+        print("usage: yaniv {" + ",".join(COMMANDS) + "} [options]\n       yaniv --version\n")
         for name, (_, help_text) in COMMANDS.items():
             print(f"  {name:<8}{help_text}")
+        print("\nEach command has its own options: yaniv <command> --help")
         if argv and argv[0] not in ("-h", "--help"):
             print(f"\nunknown command {argv[0]!r}", file=sys.stderr)
             return 2

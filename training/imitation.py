@@ -1,0 +1,247 @@
+"""Imitation warm start (``--pretrain``, ``--pretrain-data``): the teacher agent plays the
+learner's seat, its decisions are saved or loaded as a ``.npz`` and the policy is fitted to
+its moves (behaviour cloning) and the value net to its returns. With ``--advice`` this is
+distillation: the network learns the teacher's departures from the advisor.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from training.config import ConfigError
+from training.envs import make_env
+from training.progress import progress_bar
+
+if TYPE_CHECKING:
+    from training.train import Args
+
+
+def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
+    """The --pretrain agent plays the learner's seat in training environments (same
+    opponents, reward and shaping) for about --pretrain-samples decisions: the
+    observations, masks and moves of its finished episodes, with their discounted returns
+    and episode numbers."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import agents
+
+    t0 = time.time()
+    n_envs = max(1, min(args.n_envs or 1, 16))
+    venv = DummyVecEnv([make_env(args, 1000 + i, seed, None, mix) for i in range(n_envs)])
+    venv.seed(seed + 7919)
+    teachers = [agents.make(args.pretrain, seed=seed + 31 * i, rules=rules) for i in range(n_envs)]
+    want = args.pretrain_samples
+    size = want + 2000
+    obs_buf = np.zeros((size, *venv.observation_space.shape), dtype=np.float32)
+    mask_buf = np.zeros((size, venv.action_space.n), dtype=bool)
+    act_buf = np.zeros(size, dtype=np.int64)
+    ret_buf = np.zeros(size, dtype=np.float32)
+    episode_of = np.zeros(size, dtype=np.int64)
+    open_steps: list[list[int]] = [[] for _ in range(n_envs)]
+    open_rewards: list[list[float]] = [[] for _ in range(n_envs)]
+    done_upto, n, episodes = 0, 0, 0
+    bar = progress_bar(want, args.progress, f"imitation: collecting {args.pretrain}'s moves", "decisions")
+    obs = venv.reset()
+    while done_upto < want and n + n_envs <= size:
+        masks = np.stack(venv.env_method("action_masks"))
+        seen = obs[:, :-1] if args.advice else obs  # teachers see the environment's observation
+        actions = np.array([t.act(o, m.astype(np.int8)) for t, o, m in zip(teachers, seen, masks, strict=True)])
+        for i in range(n_envs):
+            obs_buf[n], mask_buf[n], act_buf[n] = obs[i], masks[i], actions[i]
+            open_steps[i].append(n)
+            n += 1
+        obs, rewards, dones, _ = venv.step(actions)
+        for i in range(n_envs):
+            open_rewards[i].append(float(rewards[i]))
+            if dones[i]:
+                g = 0.0
+                for idx, r in zip(reversed(open_steps[i]), reversed(open_rewards[i]), strict=True):
+                    g = r + args.gamma * g
+                    ret_buf[idx] = g
+                    episode_of[idx] = episodes
+                episodes += 1
+                done_upto += len(open_steps[i])
+                if bar is not None:
+                    bar.update(min(len(open_steps[i]), want - bar.n))
+                open_steps[i], open_rewards[i] = [], []
+    venv.close()
+    if bar is not None:
+        bar.close()
+    finished = np.ones(n, dtype=bool)
+    for steps in open_steps:  # episodes cut by the sample budget are dropped
+        finished[steps] = False
+    keep = np.flatnonzero(finished)
+    return {
+        "obs": obs_buf[keep],
+        "mask": mask_buf[keep],
+        "act": act_buf[keep],
+        "ret": ret_buf[keep],
+        "episode": episode_of[keep],
+        "episodes": episodes,
+        "collect_seconds": time.time() - t0,
+    }
+
+
+def demonstration_key(args: Args, rules) -> dict:
+    """What demonstrations depend on: a saved set is reused only when all of it matches."""
+    from agents.trained import action_fingerprint, observation_fingerprint, rules_to_dict
+
+    return {
+        "teacher": args.pretrain,
+        "advice": args.advice,
+        "game": args.game,
+        "rules": rules_to_dict(rules),
+        "observation": observation_fingerprint(rules),
+        "actions": action_fingerprint(rules),
+        "opponents": args.opponents,
+        "learner_seat": args.learner_seat,
+        "episode": args.episode,
+        "reward": args.reward,
+        "turn_limit": args.turn_limit,
+        "shaping": args.shaping,
+        "gamma": args.gamma,
+    }
+
+
+def save_demonstrations(path: Path, data: dict, key: dict) -> None:
+    """Write ``data`` (from :func:`collect_demonstrations`) and its key as one ``.npz``,
+    atomically (the masks bit-packed)."""
+    from agents.trained import atomic_write_bytes
+
+    buf = io.BytesIO()
+    np.savez_compressed(
+        buf,
+        obs=data["obs"],
+        mask=np.packbits(data["mask"], axis=1),
+        actions=np.int64(data["mask"].shape[1]),
+        act=data["act"],
+        ret=data["ret"],
+        episode=data["episode"],
+        episodes=np.int64(data["episodes"]),
+        key=np.array(json.dumps(key, sort_keys=True)),
+    )
+    atomic_write_bytes(Path(path), buf.getvalue())
+
+
+def load_demonstrations(path: Path, key: dict) -> dict:
+    """Demonstrations saved by :func:`save_demonstrations` under the same ``key``;
+    :class:`ConfigError` naming what differs, or what is wrong with the file."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            saved = json.loads(str(z["key"]))
+            data = {name: z[name] for name in ("obs", "act", "ret", "episode")}
+            data["mask"] = np.unpackbits(z["mask"], axis=1, count=int(z["actions"])).astype(bool)
+            data["episodes"] = int(z["episodes"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as e:
+        why = f"{type(e).__name__}: {e}"
+        raise ConfigError(f"--pretrain-data {str(path)!r}: not a demonstration file ({why})") from None
+    differ = sorted(k for k in set(key) | set(saved) if key.get(k) != saved.get(k))
+    if differ:
+        shown = "; ".join(f"{k}: saved {saved.get(k)!r}, this run {key.get(k)!r}" for k in differ)
+        raise ConfigError(f"--pretrain-data {str(path)!r} was collected under other settings ({shown})")
+    data["collect_seconds"] = 0.0
+    return data
+
+
+def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> dict:
+    """Behaviour cloning warm start on the --pretrain agent's decisions
+    (:func:`collect_demonstrations`, or --pretrain-data when it exists): the policy is
+    fitted to its moves (cross-entropy over the legal actions) and the value net to its
+    discounted returns. 5% of the episodes are held out to report the imitation accuracy."""
+    import torch
+
+    t0 = time.time()
+    source = "collected"
+    key = demonstration_key(args, rules)
+    path = Path(args.pretrain_data) if args.pretrain_data else None
+    if path is not None and path.is_file():
+        data = load_demonstrations(path, key)
+        source = f"loaded from {path}"
+    else:
+        data = collect_demonstrations(args, rules, mix, seed)
+        if path is not None:
+            save_demonstrations(path, data, key)
+            source = f"collected, saved to {path}"
+    obs_buf, mask_buf, act_buf, ret_buf = data["obs"], data["mask"], data["act"], data["ret"]
+    episodes = data["episodes"]
+    keep = np.arange(len(act_buf))
+    held = data["episode"] % 20 == 0
+    train_idx, test_idx = keep[~held], keep[held]
+    collect_s = data["collect_seconds"]
+
+    policy = model.policy
+    policy.set_training_mode(True)
+    opt = torch.optim.Adam(policy.parameters(), lr=args.pretrain_lr)
+    rng = np.random.default_rng(seed)
+    desc = f"imitation: fitting ({args.pretrain_epochs} epochs)"
+    bar = progress_bar(args.pretrain_epochs * len(train_idx), args.progress, desc, "decisions")
+    for _ in range(args.pretrain_epochs):
+        rng.shuffle(train_idx)
+        for s in range(0, len(train_idx), args.batch_size):
+            b = train_idx[s : s + args.batch_size]
+            x = torch.as_tensor(obs_buf[b])
+            dist = policy.get_distribution(x, action_masks=mask_buf[b])
+            log_prob = dist.log_prob(torch.as_tensor(act_buf[b]))
+            if args.advice and args.pretrain_departure_weight != 1.0:
+                departs = act_buf[b] != obs_buf[b, -1].astype(np.int64)
+                w = torch.as_tensor(np.where(departs, args.pretrain_departure_weight, 1.0), dtype=log_prob.dtype)
+                loss_pi = -(w * log_prob).sum() / w.sum()
+            else:
+                loss_pi = -log_prob.mean()
+            loss_v = ((policy.predict_values(x).squeeze(-1) - torch.as_tensor(ret_buf[b])) ** 2).mean()
+            loss = loss_pi + args.vf_coef * loss_v
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+            opt.step()
+            if bar is not None:
+                bar.update(len(b))
+    if bar is not None:
+        bar.close()
+    policy.set_training_mode(False)
+
+    def accuracy(idx) -> float:
+        if len(idx) == 0:
+            return float("nan")
+        hits = 0
+        with torch.no_grad():
+            for s in range(0, len(idx), 4096):
+                b = idx[s : s + 4096]
+                dist = policy.get_distribution(torch.as_tensor(obs_buf[b]), action_masks=mask_buf[b])
+                hits += int((dist.distribution.probs.argmax(-1).numpy() == act_buf[b]).sum())
+        return hits / len(idx)
+
+    info = {
+        "agent": args.pretrain,
+        "samples": int(len(train_idx)),
+        "held_out": int(len(test_idx)),
+        "episodes": int(episodes),
+        "epochs": args.pretrain_epochs,
+        "train_accuracy": round(accuracy(train_idx[:20000]), 4),
+        "held_out_accuracy": round(accuracy(test_idx), 4),
+        "collect_seconds": round(collect_s, 1),
+        "seconds": round(time.time() - t0, 1),
+        "source": source,
+    }
+    departures = ""
+    if args.advice:  # what the advice alone cannot give: the teacher's departures from it
+        differs = act_buf != obs_buf[:, -1].astype(np.int64)
+        info["teacher_departs"] = round(float(differs.mean()), 4) if len(differs) else float("nan")
+        info["held_out_departure_accuracy"] = round(accuracy(test_idx[differs[test_idx]]), 4)
+        departures = (
+            f"; the teacher departs from the advice in {info['teacher_departs']:.3f} of its decisions, "
+            f"{info['held_out_departure_accuracy']:.3f} of those (held out) are copied"
+        )
+    log(
+        f"imitation warm start: {info['samples']:,} decisions of {args.pretrain!r} ({episodes:,} episodes), "
+        f"{args.pretrain_epochs} epochs; accuracy {info['train_accuracy']:.3f} (train), "
+        f"{info['held_out_accuracy']:.3f} (held out){departures} in {info['seconds']:.0f} s ({source})"
+    )
+    return info

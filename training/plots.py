@@ -1,0 +1,134 @@
+"""The learning curve of a run (``learning_curve.png``): the game win rate against each
+evaluation opponent with its 95% interval, and the training reward per opponent, one colour
+per opponent in both panels."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from training.run_state import read_csv
+
+
+def read_monitor(monitor_dir: Path) -> list[dict]:
+    """All Monitor episodes of a run, in wall-clock order, with cumulative ``timesteps``."""
+    rows = []
+    for file in sorted(Path(monitor_dir).glob("*.monitor.csv")):
+        with open(file) as f:
+            header = f.readline()
+            try:
+                t_start = float(json.loads(header.lstrip("#"))["t_start"])
+            except (ValueError, KeyError):
+                continue
+            for r in csv.DictReader(f):
+                try:
+                    rows.append(
+                        {"r": float(r["r"]), "l": int(r["l"]), "t": t_start + float(r["t"]), "opp": r.get("opponent")}
+                    )
+                except (TypeError, ValueError, KeyError):
+                    continue
+    rows.sort(key=lambda r: r["t"])
+    steps = 0
+    for r in rows:
+        steps += r["l"]
+        r["timesteps"] = steps
+    return rows
+
+
+def eval_history(rows: list[dict]) -> dict[str, dict[str, list[float]]]:
+    """``eval.csv`` rows -> per opponent: ``timesteps``, ``rate``, ``low``, ``high`` (rows of
+    runs from before game win rates were logged are skipped)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        for key in row:
+            if not key.endswith("_game_win_rate") or row[key] in ("", None):
+                continue
+            name = key[: -len("_game_win_rate")]
+            series = out.setdefault(name, {"timesteps": [], "rate": [], "low": [], "high": []})
+            series["timesteps"].append(int(float(row["timesteps"])))
+            for field, column in (("rate", key), ("low", f"{name}_low"), ("high", f"{name}_high")):
+                value = row.get(column)
+                series[field].append(float(value) if value not in ("", None) else float("nan"))
+    return out
+
+
+def opponent_colours(names) -> dict[str, str]:
+    """One colour per opponent, the same in every panel (tab10, in order of appearance)."""
+    palette = [f"C{i}" for i in range(10)]
+    colours: dict[str, str] = {}
+    for name in names:
+        if name not in colours:
+            colours[name] = palette[len(colours) % len(palette)]
+    return colours
+
+
+def draw_learning_curve(
+    evals: dict[str, dict[str, list[float]]], episodes: list[dict], title: str, path: Path, reward: str = ""
+):
+    """Draw and save the learning curve; returns the matplotlib figure.
+
+    Top: the game win rate against each opponent at each periodic evaluation, with its 95%
+    interval (the shaded band), on a 0-1 axis with a line at 0.5. Bottom (when there are
+    training episodes): the training reward, rolling mean per opponent, in the same colours."""
+    import textwrap
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import StrMethodFormatter
+
+    opponents = sorted({r["opp"] for r in episodes if r.get("opp")})
+    colours = opponent_colours([*evals, *opponents])
+    panels = int(bool(evals)) + int(bool(episodes))
+    fig = Figure(figsize=(9, 3.6 * panels + 0.8), layout="constrained")
+    FigureCanvasAgg(fig)
+    fig.suptitle(textwrap.fill(title, 90), fontsize=10)
+    axes = fig.subplots(panels, 1, squeeze=False)[:, 0]
+    if evals:
+        ax = axes[0]
+        for name, series in evals.items():
+            x = np.asarray(series["timesteps"])
+            ax.plot(x, series["rate"], marker="o", color=colours[name], label=f"vs {name}", clip_on=False)
+            ax.fill_between(x, series["low"], series["high"], color=colours[name], alpha=0.15, lw=0)
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("game win rate (95% CI band)")
+        ax.set_xlabel("timesteps (learner decisions)")
+        ax.set_title("periodic evaluation: whole games, duplicate deals, deterministic policy", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    if episodes:
+        ax = axes[-1]
+        window = max(10, len(episodes) // 50)
+        for name in opponents or [None]:
+            sub = [r for r in episodes if name is None or r.get("opp") == name]
+            x, y = _rolling([r["timesteps"] for r in sub], [r["r"] for r in sub], window)
+            ax.plot(x, y, lw=1, color=colours.get(name, "black"), label=f"vs {name}" if name else "all opponents")
+        ax.set_xlabel("timesteps (learner decisions)")
+        ax.set_ylabel(f"training reward{f' ({reward})' if reward else ''}")
+        ax.set_title(f"training episodes: reward per episode, rolling mean over {window} episodes", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="best")
+    for ax in axes:
+        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    fig.savefig(path, dpi=110)
+    return fig
+
+
+def _rolling(xs, ys, window: int):
+    ys = np.asarray(ys, dtype=float)
+    if len(ys) < window:
+        return np.asarray(xs), ys
+    return np.asarray(xs)[window - 1 :], np.convolve(ys, np.ones(window) / window, mode="valid")
+
+
+def plot_learning_curve(run_dir: Path, path: Path, title: str, reward: str = "") -> Path | None:
+    """``learning_curve.png`` of a run from its ``eval.csv`` and Monitor files."""
+    evals = eval_history(read_csv(run_dir / "eval.csv"))
+    episodes = read_monitor(run_dir / "monitor")
+    if not evals and not episodes:
+        return None
+    draw_learning_curve(evals, episodes, title, path, reward)
+    return path

@@ -1,0 +1,77 @@
+"""The state of one training run: its directory, league, elapsed time and checkpoints, and
+the CSV log of its periodic evaluations."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from training.train import Args
+
+
+class Run:
+    """State of one training run: directories, league, evaluation log, budget."""
+
+    def __init__(self, args: Args, run_dir: Path, rules, meta: dict | None):
+        from training.league import League
+
+        self.args = args
+        self.dir = run_dir
+        self.rules = rules
+        meta = meta or {}
+        self.league = League.from_dict(meta.get("league"), size=args.league_size)
+        self.elapsed_before = float(meta.get("elapsed_seconds", 0.0))
+        self.segment = int(meta.get("segment", -1)) + 1
+        self.t0 = time.time()
+        self.last_eval: dict[str, dict] = {}
+        self.pretrain: dict | None = meta.get("pretrain")
+
+    @property
+    def elapsed(self) -> float:
+        return self.elapsed_before + time.time() - self.t0
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.dir / "checkpoints" / "latest.zip"
+
+    def metadata(self, model) -> dict:
+        from agents.trained import build_metadata
+
+        return build_metadata(
+            self.rules,
+            timesteps=model.num_timesteps,
+            args=dataclasses.asdict(self.args),
+            league=self.league.to_dict(),
+            episode=self.args.episode,
+            reward=self.args.reward,
+            elapsed_seconds=round(self.elapsed, 3),
+            segment=self.segment,
+            run_name=self.dir.name,
+            pretrain=self.pretrain,
+            advice=self.args.advice or None,
+        )
+
+    def save(self, model, path: Path | None = None) -> Path:
+        from agents.trained import save_checkpoint
+
+        return save_checkpoint(model, path or self.checkpoint_path, self.metadata(model))
+
+
+def append_csv(path: Path, row: dict) -> None:
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
+def read_csv(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))

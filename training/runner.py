@@ -1,0 +1,420 @@
+"""Playing the games of an evaluation: entrants, the schedule of deals and seats, and the
+games themselves (in this process or in worker processes). :mod:`training.evaluate` is the
+entry point; :mod:`training.stats` turns the :class:`GameRecord` list into estimates.
+
+Entrants
+--------
+Each entrant is an agent *spec*: a registered name for ``agents.make`` (``"random"``,
+``"heuristic"``...), a path to a trained ``.zip`` model (``agents.load``), or a
+``(label, factory)`` pair where ``factory(seed=..., rules=...)`` returns a policy (a factory
+may also be a name or a path, to relabel it). With ``workers > 1`` specs are sent to other
+processes, so a factory must be picklable (a module-level function or class, no lambda).
+Repeated labels get ``#1``, ``#2``... suffixes.
+
+Games and seats
+---------------
+Games are played through ``yaniv_env.raw_env`` with the AEC API (``agent_iter``, ``last``,
+``step``; dead steps get ``None``), each agent acting on ``obs["observation"]`` and
+``obs["action_mask"]``. ``episode="game"`` (default) plays whole games; ``"round"``
+single rounds (a "game win" is then the best round result, as in the environment's
+``outcome`` reward).
+
+A fixed list of *deal seeds* is derived from ``seed`` (:func:`deal_seeds`). The deal seed
+seeds the environment's generator (deal, lots, reshuffles); the agent at seat ``s`` gets
+its own seed ``yaniv_env.replay.agent_seed(deal_seed, s)`` (through ``reset(seed)`` when the
+agent has it, else a fresh agent is built per game), so every game depends only on its deal
+seed and seating and the results do not depend on ``workers``.
+
+With ``k`` entrants and ``n`` seats: for ``k <= n`` one table seats the entrants
+cyclically (``n = k = 2``: head to head; 2 entrants at 4 seats: ``A B A B``); for
+``k > n`` the deals go round every pairing (``n = 2``) or random tables of ``n`` distinct
+entrants (``n > 2``), interleaved deal by deal. :meth:`EvalResult.matchups` gives the
+head-to-head results of each pair of entrants.
+
+* **Duplicate format** (``duplicate=True``, default): each deal is replayed with the seating
+  rotated through all ``n`` rotations (rotations giving the same seating are played once),
+  so every entrant plays every seat with the same cards. ``games`` is the total number of
+  games: :func:`training.evaluate.evaluate` refuses a count that is not a whole number of
+  deals (:func:`game_multiple`: 2 agents at 2 seats, multiples of 2; at 3 seats, A B A has 3
+  distinct seatings, multiples of 3; at 4 seats A B A B has 2) and says which counts work.
+  Two copies of one agent therefore play the same game in both rotations and score
+  exactly half each: a quick sanity check of the format.
+* ``duplicate=False``: each deal is played once; the seating still rotates from deal to deal
+  so that seats stay balanced.
+
+:func:`league` plays the same schedule (games split evenly over the pairings) and adds
+ratings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import multiprocessing
+import pickle
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from training.progress import progress_bar
+from yaniv_env import engine
+from yaniv_env.games import game_of
+from yaniv_env.replay import agent_seed, make_record
+from yaniv_env.rules import Rules
+
+EntrantSpec = str | tuple[str, Callable | str]
+
+#: Per-seat counters of a game, in the order of :attr:`GameRecord.seat_stats`: games, win
+#: share, rounds, round wins, points, calls, successful calls, beaten calls.
+SEAT_COUNTERS = ("games", "wins", "rounds", "round_wins", "points", "calls", "calls_ok", "calls_beaten")
+
+
+# -- entrants ---------------------------------------------------------------------------------
+
+
+def parse_entrants(entrants: Sequence[EntrantSpec]) -> tuple[list[str], list]:
+    """Labels and normalised specs (a name/path string, or a factory)."""
+    if isinstance(entrants, str):
+        entrants = [e for e in entrants.split(",") if e.strip()]
+    labels, specs = [], []
+    for e in entrants:
+        if isinstance(e, str):
+            spec = e.strip()
+            label = Path(spec).stem if spec.endswith(".zip") else spec
+        elif isinstance(e, (tuple, list)) and len(e) == 2 and isinstance(e[0], str):
+            label, spec = e[0], e[1]
+            if not (isinstance(spec, str) or callable(spec)):
+                raise ValueError(f"entrant {label!r}: the factory must be callable or an agent name, got {spec!r}")
+        else:
+            raise ValueError(f"an entrant is an agent name, a .zip path or a (label, factory) pair, got {e!r}")
+        labels.append(label)
+        specs.append(spec)
+    if not specs:
+        raise ValueError("no entrants given")
+    counts = {lab: labels.count(lab) for lab in labels}
+    seen: dict[str, int] = {}
+    for i, lab in enumerate(labels):
+        if counts[lab] > 1:
+            seen[lab] = seen.get(lab, 0) + 1
+            labels[i] = f"{lab}#{seen[lab]}"
+    return labels, specs
+
+
+def build_agent(spec, seed: int, rules: Rules):
+    if isinstance(spec, str):
+        import agents
+
+        try:
+            return agents.make(spec, seed=seed, rules=rules)
+        except ImportError as e:
+            raise ValueError(f"agent {spec!r} could not be loaded: {e}") from None
+    return spec(seed=seed, rules=rules)
+
+
+def check_entrants(labels: list[str], specs: list, rules: Rules, workers: int) -> None:
+    """Build every entrant once here, so that an unknown name fails early and clearly."""
+    for label, spec in zip(labels, specs, strict=True):
+        try:
+            policy = build_agent(spec, 0, rules)
+        except ValueError as e:
+            raise ValueError(f"entrant {label!r}: {e}") from None
+        if not callable(getattr(policy, "act", None)):
+            raise ValueError(f"entrant {label!r} has no act(observation, action_mask) method")
+    if workers > 1:
+        try:
+            pickle.dumps(specs)
+        except Exception as e:
+            raise ValueError(
+                f"with workers > 1 every entrant must be picklable (a name, a path, or a module-level factory): {e}"
+            ) from None
+
+
+def deal_seeds(seed: int, count: int) -> list[int]:
+    """The deal seeds of an evaluation: ``count`` 63-bit seeds derived from ``seed``.
+    The list for a larger ``count`` extends the list for a smaller one."""
+    return [
+        int(np.random.SeedSequence([int(seed), i]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+        for i in range(count)
+    ]
+
+
+# -- playing ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class GameRecord:
+    """The summary of one game (picklable, built in the worker that played it)."""
+
+    deal: int
+    deal_seed: int
+    rotation: int
+    seats: tuple[int, ...]
+    """Entrant index at each seat."""
+    places: list[int]
+    scores: list[int]
+    rounds: int
+    turns: int
+    truncated: bool
+    seat_stats: list[list[float]]
+    """Per seat, the counters of ``SEAT_COUNTERS``."""
+    outs: list[tuple[int, int, list[tuple[int, int]]]]
+    """Players going out, in order: (seat, score, [(seat, score) of each player still in])."""
+    replay: dict | None = None
+
+
+class _Runner:
+    """One environment and a cache of policies (one per entrant and seat)."""
+
+    def __init__(self, specs: list, labels: list[str], rules, num_players: int, episode: str):
+        self.game = game_of(rules)
+        self.env = self.game.aec_class(rules=rules, num_players=num_players, episode=episode)
+        self.rules = self.env.rules
+        self.episode = episode
+        self.specs = specs
+        self.labels = labels
+        self.n = num_players
+        self.seat_of = {a: i for i, a in enumerate(self.env.possible_agents)}
+        self.cache: dict[tuple[int, int], object] = {}
+
+    def _policy(self, entrant: int, seat: int, seed: int):
+        key = (entrant, seat)
+        policy = self.cache.get(key)
+        reset = getattr(policy, "reset", None)
+        if policy is None or not callable(reset):
+            policy = build_agent(self.specs[entrant], seed, self.rules)
+            self.cache[key] = policy
+            reset = getattr(policy, "reset", None)
+        if callable(reset):
+            reset(seed)
+        return policy
+
+    def play_job(self, job: tuple, record_until: int) -> list[GameRecord]:
+        deal, seed, base, rotations, first_game = job
+        return [self.play(deal, seed, base, r, record=first_game + i < record_until) for i, r in enumerate(rotations)]
+
+    def play(self, deal: int, seed: int, base: tuple[int, ...], rotation: int, record: bool = False) -> GameRecord:
+        n = self.n
+        seats = tuple(base[(s - rotation) % n] for s in range(n))
+        policies = [self._policy(seats[s], s, agent_seed(seed, s)) for s in range(n)]
+        env = self.env
+        env.reset(seed=seed)
+        stats = [[0.0] * len(SEAT_COUNTERS) for _ in range(n)]
+        results: list = []  # the RoundResults (Yaniv) or DealResults (Pis Yedili) in order
+        steps: list | None = [] if record else None
+        last = None
+        seat_of = self.seat_of
+        result_key = self.game.result_key
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                s = seat_of[agent]
+                action = int(policies[s].act(obs["observation"], obs["action_mask"]))
+            if steps is not None:
+                steps.append([agent, action])
+            try:
+                env.step(action)
+            except ValueError as e:
+                label = self.labels[seats[seat_of[agent]]]
+                raise RuntimeError(f"agent {label!r} ({agent}, deal seed {seed}) made an illegal move: {e}") from None
+            if action is not None:
+                rr = env.infos[agent].get(result_key)
+                if rr is not None and rr is not last:
+                    last = rr
+                    results.append(rr)
+        g = env.game
+        for rr in results:
+            share = 1.0 / len(rr.winners) if rr.winners else 0.0
+            for p in range(n):
+                if rr.hand_totals[p] is None:
+                    continue
+                st = stats[p]
+                st[2] += 1
+                if p in rr.winners:
+                    st[3] += share
+                st[4] += rr.points[p]
+                if getattr(rr, "caller", None) == p:  # Pis Yedili has no calls
+                    st[5] += 1
+                    st[7 if rr.caller_beaten else 6] += 1
+        yaniv = self.game.name == "yaniv"
+        if self.episode == self.game.part and results:
+            places = self.game.engine.outcome(g, results[-1]).places
+        else:
+            places = self.game.engine.ranking(g)
+        first = [p for p in range(n) if places[p] == 0]
+        for p in range(n):
+            stats[p][0] = 1
+            stats[p][1] = 1.0 / len(first) if p in first else 0.0
+        outs = _outs(g, results) if yaniv else []
+        rep = None
+        if steps is not None and yaniv:
+            labels = [self.labels[e] for e in seats]
+            rep = make_record(self.rules, n, seed, steps, g, episode=self.episode, labels=labels)
+        return GameRecord(
+            deal=deal,
+            deal_seed=seed,
+            rotation=rotation,
+            seats=seats,
+            places=list(places),
+            scores=list(g.scores),
+            rounds=len(results),
+            turns=g.turns if yaniv else sum(rr.turns for rr in results),
+            truncated=bool(
+                getattr(g, "game_truncated", False)
+                or (results and results[-1].truncated and self.episode == self.game.part)
+            ),
+            seat_stats=stats,
+            outs=outs,
+            replay=rep,
+        )
+
+
+def _outs(g: engine.State, results: list[engine.RoundResult]) -> list:
+    """Who went out, when, and who was still in (for the 002 rating)."""
+    outs = []
+    for rr in results:
+        remaining = [p for p, t in enumerate(rr.hand_totals) if t is not None]
+        for x in engine.outcome(g, rr).out:
+            remaining.remove(x)
+            outs.append((x, int(rr.scores[x]), [(q, int(rr.scores[q])) for q in remaining]))
+    return outs
+
+
+_WORKER: dict = {}
+
+
+def _run_chunk(common: tuple, jobs: list[tuple]) -> list[GameRecord]:
+    """Worker entry point (module level, so it works with the spawn start method)."""
+    run_id, specs, labels, rules, n, episode, record_until = common
+    if _WORKER.get("run") != run_id:
+        _WORKER.clear()
+        _WORKER["run"] = run_id
+        _WORKER["runner"] = _Runner(specs, labels, rules, n, episode)
+    runner = _WORKER["runner"]
+    return [rec for job in jobs for rec in runner.play_job(job, record_until)]
+
+
+def run_jobs(
+    specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc="yaniv eval"
+) -> list[GameRecord]:
+    total = sum(len(job[3]) for job in jobs)
+    bar = progress_bar(total, progress, desc, "games")
+    try:
+        if workers <= 1:
+            runner = _Runner(specs, labels, rules, n, episode)
+            records: list[GameRecord] = []
+            for job in jobs:
+                games = runner.play_job(job, record_until)
+                records.extend(games)
+                if bar is not None:
+                    bar.update(len(games))
+            return records
+        size = max(1, math.ceil(len(jobs) / (workers * 8)))
+        chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+        common = (uuid.uuid4().hex, specs, labels, rules, n, episode, record_until)
+        results: list[list[GameRecord] | None] = [None] * len(chunks)
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
+            futures = {pool.submit(_run_chunk, common, chunk): i for i, chunk in enumerate(chunks)}
+            try:
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    if bar is not None:
+                        bar.update(len(results[futures[fut]]))
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+        return [rec for chunk in results for rec in chunk]
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _rotations(base: tuple[int, ...]) -> list[int]:
+    """The rotations of ``base`` that give distinct seatings."""
+    n = len(base)
+    seen, out = set(), []
+    for r in range(n):
+        seating = tuple(base[(s - r) % n] for s in range(n))
+        if seating not in seen:
+            seen.add(seating)
+            out.append(r)
+    return out
+
+
+def _tables(k: int, n: int) -> list[tuple[int, ...]]:
+    """The fixed tables of ``k`` entrants at ``n`` seats: one (``k <= n``, seated
+    cyclically), every pairing (``n = 2``), or none (random tables of ``n`` distinct entrants)."""
+    if k <= n:
+        return [tuple(i % k for i in range(n))]
+    if n == 2:
+        return list(itertools.combinations(range(k), 2))
+    return []
+
+
+def _games_per_deal(tables: list[tuple[int, ...]], n: int, duplicate: bool) -> int:
+    return (len(_rotations(tables[0])) if tables else n) if duplicate else 1
+
+
+def game_multiple(k: int, n: int, duplicate: bool) -> int:
+    """The game counts a schedule of ``k`` entrants at ``n`` seats plays exactly are the
+    multiples of this: the distinct seatings of a deal (duplicate format) times the tables
+    the deals go round (every pairing when ``k > n = 2``)."""
+    tables = _tables(k, n)
+    return _games_per_deal(tables, n, duplicate) * max(1, len(tables))
+
+
+def whole_deals(games: int, k: int, n: int, duplicate: bool) -> int:
+    """``games`` rounded up to a count the schedule plays exactly (see :func:`game_multiple`)."""
+    multiple = game_multiple(k, n, duplicate)
+    return -(-games // multiple) * multiple
+
+
+def game_count_problem(k: int, n: int, games: int, duplicate: bool) -> str | None:
+    """``None`` when ``games`` is a count the schedule plays exactly, else why not, with the
+    allowed multiples and the nearest counts."""
+    multiple = game_multiple(k, n, duplicate)
+    if games % multiple == 0:
+        return None
+    tables = _tables(k, n)
+    reasons = []
+    if duplicate:
+        per_deal = _games_per_deal(tables, n, duplicate)
+        reasons.append(f"the duplicate format plays every deal in each of its {per_deal} distinct seatings")
+    if len(tables) > 1:
+        reasons.append(f"the deals go round all {len(tables)} pairings of the {k} agents")
+    lower = games // multiple * multiple
+    nearest = f"{lower} or {lower + multiple}" if lower else f"{multiple}"
+    hint = " (or play each deal once with --no-duplicate)" if duplicate and len(tables) <= 1 else ""
+    return (
+        f"{games} games cannot be played exactly: {' and '.join(reasons)}, so the number of games must be a "
+        f"multiple of {multiple} (nearest: {nearest}){hint}"
+    )
+
+
+def schedule(k: int, n: int, games: int, seed: int, duplicate: bool) -> tuple[list[int], list[tuple]]:
+    """Deal seeds and jobs ``(deal, deal seed, base seating, rotations, first game index)``:
+    one table (``k <= n``), every pairing (``n = 2``) or random tables of ``n`` distinct
+    entrants; tables are interleaved deal by deal. ``games`` is rounded up to whole deals
+    and whole rounds of the tables (see :func:`game_multiple`)."""
+    tables = _tables(k, n)
+    per_deal = _games_per_deal(tables, n, duplicate)
+    deals = math.ceil(games / per_deal)
+    if tables:
+        deals = math.ceil(deals / len(tables)) * len(tables)
+    seeds = deal_seeds(seed, deals)
+    rng = np.random.default_rng([int(seed), 0x7AB1E])
+    jobs, first = [], 0
+    for d in range(deals):
+        base = tables[d % len(tables)] if tables else tuple(int(x) for x in rng.permutation(k)[:n])
+        rots = _rotations(base)
+        if not duplicate:  # one game per deal; the seating still turns from deal to deal
+            rots = [rots[(d // max(1, len(tables))) % len(rots)]]
+        jobs.append((d, seeds[d], base, rots, first))
+        first += len(rots)
+    return seeds, jobs
