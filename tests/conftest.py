@@ -1,4 +1,8 @@
+import os
+
 import pytest
+
+from agents.base import STRICT_ENV
 
 
 def pytest_addoption(parser):
@@ -12,3 +16,10 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_configure(config):
+    # Rule-based agents raise on an illegal choice instead of replacing it (agents.base,
+    # strict mode); set in the environment so that evaluation worker processes inherit it.
+    os.environ[STRICT_ENV] = "1"
+
