@@ -1,7 +1,10 @@
 """Agents: baselines and loaders for trained policies, behind one registry.
 
-``agents.make(name, seed=..., rules=..., **options)`` builds a registered agent;
-``agents.load(path)`` loads a trained model as an agent. Every agent follows
+``agents.make(name, seed=..., rules=..., **options)`` builds a registered agent (an unknown
+option is a ``TypeError``); ``agents.load(path)`` loads a trained model as an agent (a
+``.safetensors`` play file from anyone; a ``.zip`` training checkpoint only with
+``trusted=True``, see :mod:`agents.trained`); ``agents.from_sb3(model, rules=...)`` wraps a
+model trained with Stable-Baselines3 directly. Every agent follows
 :class:`agents.base.Policy` (``act(observation, action_mask) -> int``) and uses only the
 observation and the public helpers of ``yaniv_env`` (``ObservationLayout``,
 ``action_table``), never engine internals.
@@ -16,9 +19,12 @@ from pathlib import Path
 from .base import Policy, RandomAgent
 
 #: The trained agent shipped with the package (MaskablePPO, ``standard`` rules, 2 players,
-#: advised by the heuristic: ``agents.advice``); ``agents.make("ppo")`` loads it. How it
-#: was trained: README, section Training.
-SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_standard_2p.zip"
+#: advised by the heuristic: ``agents.advice``), in the play format (``agents.play_format``);
+#: ``agents.make("ppo")`` loads it. How it was trained: README, section Training.
+SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_standard_2p.safetensors"
+
+#: File suffixes ``agents.make`` reads as model paths.
+MODEL_SUFFIXES = (".safetensors", ".zip")
 
 # name -> "module:factory" (imported on first use, so that `import agents` stays light)
 _REGISTRY: dict[str, Callable[..., Policy] | str] = {
@@ -52,19 +58,30 @@ def _factory(name: str) -> Callable[..., Policy]:
 
 def make(name: str, seed: int | None = None, **options) -> Policy:
     """A new agent by name, with its own generator seeded by ``seed``. A name that is a
-    path to a saved model (``.zip``) loads it, as :func:`load` does."""
+    path to a saved model (``.safetensors``, ``.zip``) loads it, as :func:`load` does."""
     if name not in _REGISTRY:
-        if name.endswith(".zip"):
+        if name.endswith(MODEL_SUFFIXES):
             return load(name, seed=seed, **options)
-        raise ValueError(f"unknown agent {name!r}; agents: {', '.join(names())} (or a path to a .zip model)")
+        raise ValueError(
+            f"unknown agent {name!r}; agents: {', '.join(names())} (or a path to a .safetensors or .zip model)"
+        )
     return _factory(name)(seed=seed, **options)
 
 
 def load(path: str, seed: int | None = None, **options) -> Policy:
-    """A trained model (a checkpoint written by ``yaniv train``) as an agent."""
+    """A trained model file as an agent (:func:`agents.trained.load`: a ``.safetensors``
+    play file, or a ``.zip`` checkpoint with ``trusted=True``)."""
     from .trained import load as _load
 
     return _load(path, seed=seed, **options)
 
 
-__all__ = ["Policy", "RandomAgent", "SHIPPED_MODEL", "make", "load", "names", "register"]
+def from_sb3(model, rules="standard", num_players: int | None = None, **options) -> Policy:
+    """A ``MaskablePPO`` model trained with Stable-Baselines3 directly as an agent
+    (:func:`agents.trained.from_sb3`)."""
+    from .trained import from_sb3 as _from_sb3
+
+    return _from_sb3(model, rules=rules, num_players=num_players, **options)
+
+
+__all__ = ["Policy", "RandomAgent", "SHIPPED_MODEL", "from_sb3", "make", "load", "names", "register"]

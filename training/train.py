@@ -40,7 +40,9 @@ A run directory holds::
 
     args.json                 the arguments
     checkpoints/latest.zip    the last checkpoint (atomic; ``--resume`` continues from it)
-    model.zip                 the final model (same format; ``agents.load`` / ``yaniv eval``)
+    model.zip                 the final model (same format; loads only when trusted)
+    model.safetensors         the final model as a play file (``agents.load`` / ``yaniv eval``;
+                              safe to share: loading it runs no code)
     league/snapshot_*.zip     self-play pool members
     monitor/*.monitor.csv     one line per training episode (reward, length, opponent)
     eval.csv                  periodic evaluation: placement reward vs each opponent
@@ -847,8 +849,8 @@ def _make_callback(run: Run, venv, total: int | None, budget: float | None, eval
             scores = {}
             for rel, path in zip(run.league.pool, paths, strict=True):
                 member = load(
-                    path, rules=run.rules, deterministic=args.league_deterministic, torch_threads=None, seed=n
-                )
+                    path, rules=run.rules, deterministic=args.league_deterministic, seed=n, trusted=True
+                )  # a snapshot this run wrote
                 env = make_eval_env(args, member, min(4, args.gate_games), args.seed + 20_000)
                 scores[rel] = evaluate_against(self.model, args, env, args.gate_games, args.seed + 20_000)["outcome"]
                 env.close()
@@ -1192,7 +1194,8 @@ def train(args: Args, given: set[str] | None = None) -> int:
     arch = _net_arch(args.net_arch)
     tb = str(run_dir / "tb")
     if meta is not None:
-        model = load_model(run.checkpoint_path, for_training=True, env=venv, device=args.device)
+        # the checkpoint of the run the user asked to resume: their own file
+        model = load_model(run.checkpoint_path, trusted=True, for_training=True, env=venv, device=args.device)
         model.tensorboard_log = tb
         model.set_random_seed(seed)
         done = model.num_timesteps
@@ -1283,7 +1286,11 @@ def train(args: Args, given: set[str] | None = None) -> int:
         return status
 
     ckpt = run.save(model)
-    model_path = run.save(model, run_dir / "model.zip")
+    run.save(model, run_dir / "model.zip")
+    from agents.trained import export_for_play
+
+    # the play file: what to evaluate, share and load from anyone (the .zip unpickles)
+    model_path = export_for_play(run_dir / "model.zip", run_dir / "model.safetensors", trusted=True)
     ppo_seconds = time.time() - ppo_start
     rate = (model.num_timesteps - done) / max(ppo_seconds, 1e-9)
     print(
