@@ -267,16 +267,16 @@ if MaskableActorCriticPolicy is not None:
             out["advice_scale"] = policy.advice_scale_init
         return out
 
-    def build_policy(description: dict[str, Any]):
-        """An untrained policy of the architecture ``description`` (:func:`describe_policy`),
-        in evaluation mode; ``ValueError`` naming anything it does not accept."""
+    def check_description(description: dict[str, Any]) -> None:
+        """``ValueError`` unless ``description`` names a known network, activation and keys,
+        with sizes within :data:`MAX_LAYER_WIDTH`, :data:`MAX_LAYERS` and
+        :data:`MAX_PARAMETERS` (checked before anything is allocated)."""
         if not isinstance(description, dict):
             raise ValueError(f"the network description is not an object: {type(description).__name__}")
         known = {"policy", "observation_size", "num_actions", "net_arch", "activation", "share_features_extractor"}
-        known |= {"action_rules", "advice_scale"}
-        unknown = set(description) - known
+        unknown = set(description) - known - {"action_rules", "advice_scale"}
         if unknown:
-            raise ValueError(f"the network description has unknown keys: {', '.join(sorted(unknown))}")
+            raise ValueError(f"the network description has unknown keys: {', '.join(sorted(map(str, unknown)))}")
         kind = description.get("policy")
         if kind not in _POLICY_CLASSES:
             raise ValueError(f"unknown network {kind!r}; known: {', '.join(_POLICY_CLASSES)}")
@@ -284,14 +284,29 @@ if MaskableActorCriticPolicy is not None:
             raise ValueError(f"unknown activation {description.get('activation')!r}; known: {', '.join(ACTIVATIONS)}")
         n_obs, n_act = description.get("observation_size"), description.get("num_actions")
         arch = description.get("net_arch")
-        sizes = [n_obs, n_act] + (list(arch.get("pi", [])) + list(arch.get("vf", [])) if isinstance(arch, dict) else [])
-        if not isinstance(arch, dict) or set(arch) - {"pi", "vf"} or not all(_small_int(v) for v in sizes):
+        layers = None
+        if isinstance(arch, dict) and not set(arch) - {"pi", "vf"}:
+            layers = [arch.get("pi", []), arch.get("vf", [])]
+        if layers is None or not all(isinstance(x, list) and len(x) <= MAX_LAYERS for x in layers):
+            raise ValueError(f"bad net_arch {arch!r}: {{'pi': [...], 'vf': [...]}} of at most {MAX_LAYERS} layers each")
+        if not all(_small_int(v) for v in [n_obs, n_act, *layers[0], *layers[1]]):
             raise ValueError(
                 f"bad network sizes (observation {n_obs!r}, actions {n_act!r}, net_arch {arch!r}): "
                 f"positive integers up to {MAX_LAYER_WIDTH} are needed"
             )
-        if len(sizes) > 2 + 2 * MAX_LAYERS:
-            raise ValueError(f"net_arch {arch!r} has more than {MAX_LAYERS} layers per network")
+        params = 0
+        for widths, out in ((layers[0], n_act), (layers[1], 1)):
+            sizes = [n_obs, *widths, out]
+            params += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
+        if params > MAX_PARAMETERS:
+            raise ValueError(f"the network would have {params:,} parameters (at most {MAX_PARAMETERS:,})")
+
+    def build_policy(description: dict[str, Any]):
+        """An untrained policy of the architecture ``description`` (:func:`describe_policy`),
+        in evaluation mode; ``ValueError`` naming anything it does not accept
+        (:func:`check_description`)."""
+        check_description(description)
+        kind, arch = description["policy"], description["net_arch"]
         kwargs: dict[str, Any] = {
             "net_arch": {"pi": list(arch.get("pi", [])), "vf": list(arch.get("vf", []))},
             "activation_fn": _ACTIVATION_CLASSES[description["activation"]],
@@ -301,8 +316,9 @@ if MaskableActorCriticPolicy is not None:
             kwargs["action_rules"] = description.get("action_rules")
         if kind == "AdvisedPolicy":
             kwargs["advice_scale"] = float(description.get("advice_scale", DEFAULT_ADVICE_SCALE))
-        observation_space = spaces.Box(-np.inf, np.inf, shape=(n_obs,), dtype=np.float32)
-        policy = _POLICY_CLASSES[kind](observation_space, spaces.Discrete(n_act), lambda _: 0.0, **kwargs)
+        observation_space = spaces.Box(-np.inf, np.inf, shape=(description["observation_size"],), dtype=np.float32)
+        action_space = spaces.Discrete(description["num_actions"])
+        policy = _POLICY_CLASSES[kind](observation_space, action_space, lambda _: 0.0, **kwargs)
         policy.set_training_mode(False)
         return policy
 
@@ -314,6 +330,8 @@ if MaskableActorCriticPolicy is not None:
 MAX_LAYER_WIDTH = 65_536
 #: Most hidden layers per network (actor, critic) a described network may ask for.
 MAX_LAYERS = 16
+#: Most parameters a described network may ask for (64 M: 256 MB of float32, a play file's limit).
+MAX_PARAMETERS = 64 << 20
 
 __all__ = [
     "ACTION_KINDS",
@@ -326,5 +344,6 @@ __all__ = [
     "action_features",
     "actor_logits",
     "build_policy",
+    "check_description",
     "describe_policy",
 ]

@@ -22,6 +22,8 @@ network              the architecture by name and sizes (:func:`agents.networks.
                      ``advice_scale``)
 advice               the advisor's agent name (an advised model, :mod:`agents.advice`) or null
 timesteps            environment steps the model was trained for
+weights_sha256       SHA-256 of the bytes after the header (the weights): a corrupt file
+                     is refused, not played
 training             informational: what the training checkpoint recorded (algorithm,
                      reward, episode, run name, library versions)
 ===================  ==================================================================
@@ -29,16 +31,17 @@ training             informational: what the training checkpoint recorded (algor
 Reading (:func:`read_play_file`) parses the header itself before anything else and
 refuses a file larger than :data:`MAX_FILE_BYTES`, a header larger than
 :data:`MAX_HEADER_BYTES`, more than :data:`MAX_TENSORS` tensors, a tensor of more than
-:data:`MAX_TENSOR_ELEMENTS` values, any dtype but float32, and byte ranges that do not
-tile the file exactly; only then are the weights read (by ``safetensors``, which never
-unpickles). The network is rebuilt from its description by name
-(:func:`agents.networks.build_policy`, a fixed list of classes and activations), so no
-name in the file is ever imported. Every refusal is a ``ValueError`` that says what is
-wrong.
+:data:`MAX_TENSOR_ELEMENTS` values, any dtype but float32, byte ranges that do not tile
+the file exactly, and weights that do not match their SHA-256; only then are the weights
+read (by ``safetensors``, which never unpickles). The network is rebuilt from its
+description by name (:func:`agents.networks.build_policy`, a fixed list of classes and
+activations), so no name in the file is ever imported. Every refusal is a ``ValueError``
+that says what is wrong.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import struct
@@ -148,6 +151,8 @@ def read_play_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, A
         raise ValueError(
             f"{str(path)!r} uses play format {version}, newer than this version's {FORMAT_VERSION}; upgrade yaniv-env"
         )
+    if meta.get("weights_sha256") != hashlib.sha256(_weights_section(data)).hexdigest():
+        raise _bad(path, "its weights do not match their SHA-256 in the metadata (corrupt file)")
     from safetensors import SafetensorError
     from safetensors.torch import load as load_tensors
 
@@ -158,12 +163,19 @@ def read_play_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, A
     return meta, tensors
 
 
+def _weights_section(data: bytes) -> bytes:
+    (n,) = struct.unpack("<Q", data[:8])
+    return data[8 + n :]
+
+
 def play_bytes(meta: dict[str, Any], state_dict: dict[str, Any]) -> bytes:
-    """The content of a play file for ``meta`` and the weights ``state_dict``."""
+    """The content of a play file for ``meta`` and the weights ``state_dict``;
+    ``weights_sha256`` (the SHA-256 of the bytes after the header) is added to ``meta``."""
     from safetensors.torch import save
 
     tensors = {name: t.detach().to("cpu").float().contiguous() for name, t in state_dict.items()}
-    return save(tensors, metadata={META_KEY: json.dumps(meta, sort_keys=True)})
+    digest = hashlib.sha256(_weights_section(save(tensors))).hexdigest()
+    return save(tensors, metadata={META_KEY: json.dumps({**meta, "weights_sha256": digest}, sort_keys=True)})
 
 
 def play_metadata(rules, network: dict[str, Any], *, advice: str | None, timesteps: int, training: dict | None) -> dict:

@@ -182,8 +182,12 @@ def _check_network(meta: dict, where: str) -> None:
 
 
 def _play_policy(meta: dict, tensors: dict, where: str):
-    from .networks import build_policy
+    from .networks import build_policy, check_description
 
+    try:
+        check_description(meta.get("network"))
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
     _check_network(meta, where)
     try:
         policy = build_policy(meta["network"])
