@@ -31,7 +31,7 @@ and replays, which are Yaniv's, are left out. Entrants must play the game
 Entrants
 --------
 Each entrant is an agent *spec*: a registered name for ``agents.make`` (``"random"``,
-``"heuristic"``...), a path to a trained ``.zip`` model (``agents.load``), or a
+``"heuristic"``...), a path to a trained model's play file (``.safetensors``, ``agents.load``), or a
 ``(label, factory)`` pair where ``factory(seed=..., rules=...)`` returns a policy (a factory
 may also be a name or a path, to relabel it). With ``workers > 1`` specs are sent to other
 processes, so a factory must be picklable (a module-level function or class, no lambda).
