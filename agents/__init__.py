@@ -1,7 +1,10 @@
 """Agents: baselines and loaders for trained policies, behind one registry.
 
-``agents.make(name, seed=..., rules=..., **options)`` builds a registered agent;
-``agents.load(path)`` loads a trained model as an agent. Every agent follows
+``agents.make(name, seed=..., rules=..., **options)`` builds a registered agent (an unknown
+option is a ``TypeError``); ``agents.load(path)`` loads a trained model as an agent (a
+``.safetensors`` play file from anyone; a ``.zip`` training checkpoint only with
+``trusted=True``, see :mod:`agents.trained`); ``agents.from_sb3(model, rules=...)`` wraps a
+model trained with Stable-Baselines3 directly. Every agent follows
 :class:`agents.base.Policy` (``act(observation, action_mask) -> int``) and uses only the
 observation and the public helpers of ``yaniv_env`` (``ObservationLayout``,
 ``action_table``), never engine internals.
@@ -23,13 +26,17 @@ from yaniv_env.core.policies import make_policy, policy_names, register_policy, 
 from .base import Policy, RandomAgent
 
 #: The trained agent shipped with the package (MaskablePPO, ``standard`` rules, 2 players,
-#: advised by the heuristic: ``agents.advice``); ``agents.make("ppo")`` loads it. How it
-#: was trained: README, section Training.
-SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_standard_2p.zip"
+#: advised by the heuristic: ``agents.advice``), in the play format (``agents.play_format``);
+#: ``agents.make("ppo")`` loads it. How it was trained: README, section Training.
+SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_standard_2p.safetensors"
+
+#: File suffixes ``agents.make`` reads as model paths.
+MODEL_SUFFIXES = (".safetensors", ".zip")
 
 
 def load(path: str, seed: int | None = None, **options) -> Policy:
-    """A trained model (a checkpoint written by ``yaniv train``) as an agent."""
+    """A trained model file as an agent (:func:`agents.trained.load`: a ``.safetensors``
+    play file, or a ``.zip`` checkpoint with ``trusted=True``)."""
     from .trained import load as _load
 
     return _load(path, seed=seed, **options)
@@ -47,7 +54,8 @@ def names() -> list[str]:
 
 def make(name: str, seed: int | None = None, **options) -> Policy:
     """A new agent by name, with its own generator seeded by ``seed``. A name that is a
-    path to a saved model (``.zip``) loads it, as :func:`load` does."""
+    path to a saved model (``.safetensors``, or ``.zip`` with ``trusted=True``) loads it, as
+    :func:`load` does."""
     return make_policy(name, seed=seed, **options)
 
 
@@ -63,6 +71,17 @@ for _name, _factory in {
 }.items():
     register_policy(_name, _factory)
 del _name, _factory
-register_policy_loader(".zip", load)
+for _suffix in MODEL_SUFFIXES:
+    register_policy_loader(_suffix, load)
+del _suffix
 
-__all__ = ["Policy", "RandomAgent", "SHIPPED_MODEL", "make", "load", "names", "register"]
+
+def from_sb3(model, rules="standard", num_players: int | None = None, **options) -> Policy:
+    """A ``MaskablePPO`` model trained with Stable-Baselines3 directly as an agent
+    (:func:`agents.trained.from_sb3`)."""
+    from .trained import from_sb3 as _from_sb3
+
+    return _from_sb3(model, rules=rules, num_players=num_players, **options)
+
+
+__all__ = ["Policy", "RandomAgent", "SHIPPED_MODEL", "from_sb3", "make", "load", "names", "register"]

@@ -17,24 +17,30 @@ advised model is a policy of the observation like any other (the advisor only re
 observation and the mask).
 
 The network never sees the advice as an input: the extra observation column (the
-advised action id) is stripped by :class:`WithoutAdvice` before the MLPs and only enters
-through the term above.
+advised action id) is stripped by :class:`agents.networks.WithoutAdvice` before the MLPs
+and only enters through the term above (:class:`agents.networks.AdvisedPolicy`, which
+reads it from the observations of each call). This module holds the advisor side:
+:func:`make_advisor`, :func:`advised` and the environment wrapper :class:`AdviceWrapper`.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-#: Default starting weight of the advised move's logit.
-DEFAULT_ADVICE_SCALE = 5.0
+from .networks import DEFAULT_ADVICE_SCALE  # noqa: F401  (re-exported)
 
 
 def make_advisor(name: str, rules, seed: int | None):
-    """The advisor agent ``name`` (``agents.make``) for ``rules``; ``ValueError`` if unknown."""
+    """The advisor agent ``name`` (a registered agent of ``agents.make``, not a file) for
+    ``rules``; ``ValueError`` if unknown."""
     import agents
 
+    if not isinstance(name, str) or name not in agents.names():
+        raise ValueError(f"advisor {name!r} is not a registered agent; agents: {', '.join(agents.names())}")
     try:
         return agents.make(name, seed=seed, rules=rules)
     except (KeyError, ValueError, TypeError) as e:
@@ -79,60 +85,8 @@ class AdviceWrapper(gymnasium.Wrapper):
         return self.env.get_wrapper_attr("action_masks")()
 
 
-try:  # the network classes need the [train] extra
-    import torch
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-    from torch import nn
-
-    from .trained import ActionFeaturePolicy
-except ImportError:  # pragma: no cover
-    ActionFeaturePolicy = None
-
-if ActionFeaturePolicy is not None:
-
-    class WithoutAdvice(BaseFeaturesExtractor):
-        """The observation without its last column (the advised action id), which it keeps
-        in ``advice`` for the action head: every SB3 path to an action distribution
-        (``forward``, ``evaluate_actions``, ``get_distribution``) extracts the features of
-        its observations right before it."""
-
-        def __init__(self, observation_space: spaces.Box):
-            super().__init__(observation_space, features_dim=int(observation_space.shape[0]) - 1)
-            self.advice: torch.Tensor | None = None
-
-        def forward(self, observations: torch.Tensor) -> torch.Tensor:
-            self.advice = observations[..., -1].long()
-            return observations[..., :-1]
-
-    class AdvisedPolicy(ActionFeaturePolicy):
-        """:class:`agents.trained.ActionFeaturePolicy` plus ``advice_scale`` times the
-        one-hot of the advised move (the observation's last column) in the logits."""
-
-        def __init__(self, *args, advice_scale: float = DEFAULT_ADVICE_SCALE, **kwargs):
-            self.advice_scale_init = float(advice_scale)
-            kwargs.setdefault("features_extractor_class", WithoutAdvice)
-            super().__init__(*args, **kwargs)
-
-        def _build(self, lr_schedule) -> None:
-            # before the optimizer is made, so that the scale is trained too
-            self.advice_scale = nn.Parameter(torch.tensor(self.advice_scale_init))
-            super()._build(lr_schedule)
-
-        def action_logits(self, latent_pi: torch.Tensor) -> torch.Tensor:
-            """Logits of the observations whose actor features were extracted last."""
-            advice = self.pi_features_extractor.advice
-            if advice is None or advice.shape[0] != latent_pi.shape[0]:
-                raise RuntimeError("advised policy: the action head ran without the features of its observations")
-            one_hot = nn.functional.one_hot(advice, int(self.action_space.n)).to(latent_pi.dtype)
-            return self.action_net(latent_pi) + self.advice_scale * one_hot
-
-        def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):
-            return self.action_dist.proba_distribution(action_logits=self.action_logits(latent_pi))
-
-        def _get_constructor_parameters(self) -> dict:
-            data = super()._get_constructor_parameters()
-            data["advice_scale"] = self.advice_scale_init
-            return data
+with contextlib.suppress(ImportError):  # checkpoints pickle these classes by these names (the [train] extra)
+    from .networks import AdvisedPolicy, WithoutAdvice
 
 
 __all__ = ["AdviceWrapper", "AdvisedPolicy", "WithoutAdvice", "advised", "make_advisor", "DEFAULT_ADVICE_SCALE"]

@@ -49,7 +49,7 @@ class GreedyAgent(AgentBase):
         **options,
     ):
         if options:
-            raise ValueError(f"unknown greedy options: {', '.join(sorted(options))}; known: take_max")
+            raise TypeError(f"unknown greedy options: {', '.join(sorted(options))}; known: take_max")
         super().__init__(seed, rules, num_players)
         self.take_max = take_max
 

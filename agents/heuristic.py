@@ -9,6 +9,7 @@ import numpy as np
 from yaniv_env import Rules
 from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE
 
+from .base import checked_choice, strict_default
 from .common import (
     ASAF,
     ASAF_PHASE,
@@ -150,7 +151,7 @@ class HeuristicPolicy:
     def __init__(self, lite: bool = False, **options):
         unknown = set(options) - set(DEFAULTS)
         if unknown:
-            raise ValueError(f"unknown heuristic options: {', '.join(sorted(unknown))}; known: {', '.join(DEFAULTS)}")
+            raise TypeError(f"unknown heuristic options: {', '.join(sorted(unknown))}; known: {', '.join(DEFAULTS)}")
         o = dict(DEFAULTS)
         o.update(options)
         self.options = o
@@ -485,7 +486,8 @@ class HeuristicAgent(AgentBase):
     ``P(win)·(my hand + the caller's hand + penalty)`` exceeds ``P(lose)·penalty``, the
     caller's total restricted to the call limit. *Blast*: always.
 
-    Options (keywords): see :data:`DEFAULTS`.
+    Options (keywords): see :data:`DEFAULTS` (others are a ``TypeError``). ``strict``: raise
+    if the logic ever picks an illegal action (:mod:`agents.base`, strict mode).
     """
 
     name = "heuristic"
@@ -495,14 +497,13 @@ class HeuristicAgent(AgentBase):
         seed: int | None = None,
         rules: str | Rules = "standard",
         num_players: int | None = None,
+        strict: bool | None = None,
         **options,
     ):
         super().__init__(seed, rules, num_players)
         self.policy = HeuristicPolicy(**options)
+        self.strict = strict_default(strict)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         info = self.info(observation, action_mask)
-        a = self.policy.decide(info)
-        if a not in info.legal:  # never happens by construction; stay legal regardless
-            a = info.legal[int(self.rng.integers(len(info.legal)))]
-        return int(a)
+        return checked_choice(self.name, self.policy.decide(info), info.legal, self.rng, self.strict)

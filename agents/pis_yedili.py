@@ -81,7 +81,7 @@ class PisHeuristicAgent:
     ):
         unknown = set(weights) - set(DEFAULTS)
         if unknown:
-            raise ValueError(f"unknown PisHeuristicAgent options {sorted(unknown)}; options: {', '.join(DEFAULTS)}")
+            raise TypeError(f"unknown PisHeuristicAgent options {sorted(unknown)}; options: {', '.join(DEFAULTS)}")
         self.rules = get_rules(rules)
         self.num_players = num_players
         self.w = {**DEFAULTS, **weights}

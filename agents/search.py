@@ -7,6 +7,7 @@ import numpy as np
 from yaniv_env import Rules, engine
 from yaniv_env.cards import NUM_KINDS, YANIV_VALUE
 
+from .base import checked_choice, strict_default
 from .common import (
     CALL_YANIV,
     DISCARD_BASE,
@@ -104,7 +105,8 @@ class SearchAgent(AgentBase):
     points only) it is close to even with the heuristic, as it is under rules without
     milestones (004).
 
-    Options (keywords): :data:`SEARCH_DEFAULTS`, and any heuristic option
+    ``strict``: raise if the logic ever picks an illegal action (:mod:`agents.base`).
+    Options (keywords; others are a ``TypeError``): :data:`SEARCH_DEFAULTS`, and any heuristic option
     (:data:`agents.heuristic.DEFAULTS`, used by both the plans and the rollouts).
     """
 
@@ -115,14 +117,16 @@ class SearchAgent(AgentBase):
         seed: int | None = None,
         rules: str | Rules = "standard",
         num_players: int | None = None,
+        strict: bool | None = None,
         **options,
     ):
         super().__init__(seed, rules, num_players)
+        self.strict = strict_default(strict)
         h_opts = {k: v for k, v in options.items() if k in HEURISTIC_DEFAULTS}
         s_opts = {k: v for k, v in options.items() if k not in HEURISTIC_DEFAULTS}
         unknown = set(s_opts) - set(SEARCH_DEFAULTS)
         if unknown:
-            raise ValueError(
+            raise TypeError(
                 f"unknown search options: {', '.join(sorted(unknown))}; "
                 f"known: {', '.join([*SEARCH_DEFAULTS, *HEURISTIC_DEFAULTS])}"
             )
@@ -170,8 +174,7 @@ class SearchAgent(AgentBase):
                 a = draw
         if a is None:
             a = self.heuristic.decide(info)
-        if a not in info.legal:  # never by construction; stay legal regardless
-            a = info.legal[int(self.rng.integers(len(info.legal)))]
+        a = checked_choice(self.name, a, info.legal, self.rng, self.strict)
         if info.phase == DRAW_PHASE and TAKE_BASE <= a < DISCARD_BASE:
             self._my_known.append(a - TAKE_BASE)
         return int(a)

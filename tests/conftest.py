@@ -1,4 +1,8 @@
+import os
+
 import pytest
+
+from agents.base import STRICT_ENV
 
 
 def pytest_addoption(parser):
@@ -12,3 +16,26 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_configure(config):
+    # Rule-based agents raise on an illegal choice instead of replacing it (agents.base,
+    # strict mode); set in the environment so that evaluation worker processes inherit it.
+    os.environ[STRICT_ENV] = "1"
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory):
+    """A Yaniv training checkpoint (``standard``, 2 players) of an untrained 16-unit
+    MaskablePPO, as ``yaniv train`` writes them (a Stable-Baselines3 zip plus metadata)."""
+    pytest.importorskip("sb3_contrib")
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    import yaniv_env
+    from agents.checkpoint import build_metadata, save_checkpoint
+
+    env = gymnasium.make("yaniv_env/Yaniv-v0", disable_env_checker=True)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, policy_kwargs={"net_arch": [16]}, seed=0)
+    path = tmp_path_factory.mktemp("checkpoint") / "tiny.zip"
+    return save_checkpoint(model, path, build_metadata(yaniv_env.get_rules("standard"), timesteps=0))

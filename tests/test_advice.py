@@ -14,6 +14,7 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("matplotlib")
 
 import gymnasium  # noqa: E402
+import torch  # noqa: E402
 
 import agents  # noqa: E402
 import yaniv_env  # noqa: E402, F401
@@ -33,7 +34,7 @@ TINY = [
 def model_path(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("runs")
     assert T.main([*TINY, "--output-dir", str(out), "--run-name", "advised", "--seed", "5"]) == 0
-    return out / "advised" / "model.zip"
+    return out / "advised" / "model.safetensors"
 
 
 def test_wrapper_appends_the_advisors_move():
@@ -53,9 +54,10 @@ def test_wrapper_appends_the_advisors_move():
 
 
 def test_advised_model_starts_as_its_advisor_and_records_it(model_path):
-    meta = trained.read_metadata(model_path)
+    meta = trained.read_metadata(model_path.with_suffix(".zip"))
     assert meta["advice"] == "heuristic" and meta["args"]["advice"] == "heuristic"
     bot = agents.load(model_path)
+    assert bot.metadata["advice"] == "heuristic"
     twin = agents.make("heuristic", seed=1)
     env = yaniv_env.raw_env()
     env.reset(seed=11)
@@ -78,7 +80,7 @@ def test_advised_model_starts_as_its_advisor_and_records_it(model_path):
 
 
 def test_advice_column_is_not_a_network_input(model_path):
-    model = trained.load_model(model_path)
+    model = trained.load_model(model_path.with_suffix(".zip"), trusted=True)
     policy = model.policy
     size = model.observation_space.shape[0]
     assert policy.features_extractor.features_dim == size - 1
@@ -98,9 +100,28 @@ def test_advice_column_is_not_a_network_input(model_path):
     assert np.stack(batch)[:, -1].tolist() != [batch[0][-1]] * 8  # not one advice for the batch
 
 
+def test_advice_is_passed_explicitly_not_kept_between_calls(model_path):
+    policy = agents.load(model_path).policy
+    assert not hasattr(policy.features_extractor, "advice")  # the extractor keeps nothing
+    obs = torch.as_tensor(np.random.default_rng(0).random((6, policy.observation_space.shape[0]), np.float32))
+    obs[:, -1] = torch.arange(6) * 7
+    other = obs.clone()
+    other[:, -1] = torch.arange(6) * 11 + 1
+    with torch.no_grad():
+        alone = policy.get_distribution(obs).distribution.logits
+        policy.get_distribution(other[:2])  # another batch in between, of another size
+        _, log_prob, _ = policy.evaluate_actions(obs, torch.arange(6) * 7)
+        again = policy.get_distribution(obs).distribution.logits
+    assert torch.equal(alone, again)
+    assert torch.allclose(log_prob, alone[torch.arange(6), torch.arange(6) * 7])
+    assert (alone.argmax(1) == torch.arange(6) * 7).all()  # the advice (scale 5) decides
+    with pytest.raises(RuntimeError, match="needs the advice"):
+        policy._get_action_dist_from_latent(torch.zeros(1, 32))
+
+
 def test_unknown_advisor_is_refused(model_path, tmp_path):
     bad = tmp_path / "bad.zip"
-    with zipfile.ZipFile(model_path) as src, zipfile.ZipFile(bad, "w") as dst:
+    with zipfile.ZipFile(model_path.with_suffix(".zip")) as src, zipfile.ZipFile(bad, "w") as dst:
         for item in src.infolist():
             data = src.read(item.filename)
             if item.filename == trained.META_NAME:
@@ -109,7 +130,7 @@ def test_unknown_advisor_is_refused(model_path, tmp_path):
                 data = json.dumps(meta).encode()
             dst.writestr(item, data)
     with pytest.raises(ValueError, match="no_such_agent"):
-        agents.load(bad)
+        agents.load(bad, trusted=True)
 
 
 def test_unknown_advice_option_is_refused(tmp_path):

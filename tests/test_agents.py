@@ -9,6 +9,7 @@ import pytest
 
 import agents
 import yaniv_env
+from agents.base import STRICT_ENV, IllegalChoiceError
 from agents.common import context, decode, num_players_from_obs
 from yaniv_env import PRESETS, engine, get_rules
 from yaniv_env.observation import ObservationLayout
@@ -60,10 +61,51 @@ def test_unknown_agent_name_raises():
         agents.make("no-such-agent")
 
 
-@pytest.mark.parametrize("name", ["greedy", "heuristic", "search"])
-def test_unknown_option_raises(name):
-    with pytest.raises(ValueError, match="unknown"):
-        agents.make(name, seed=0, no_such_option=1)
+@pytest.mark.parametrize("name", ["random", "greedy", "heuristic", "search", "pis_random", "pis_heuristic", "ppo"])
+def test_unknown_option_raises_type_error_naming_it(name):
+    with pytest.raises(TypeError, match="colour"):
+        agents.make(name, seed=0, colour=3)
+
+
+def test_unknown_loader_option_raises_type_error_naming_it():
+    with pytest.raises(TypeError, match="colour"):
+        agents.load(str(agents.SHIPPED_MODEL), colour=3)
+
+
+def _illegal(info) -> int:
+    return 0  # action 0 (draw from the stock) is never legal in the discard phase of a fresh deal
+
+
+@pytest.mark.parametrize("name", ["heuristic", "search"])
+def test_strict_mode_raises_on_an_illegal_choice(name, monkeypatch):
+    env = yaniv_env.raw_env(rules="standard", num_players=2)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][0] == 0
+    legal = np.flatnonzero(obs["action_mask"]).tolist()
+    bot = make(name, 0, "standard")
+    assert bot.strict  # the suite's conftest turns strict mode on for every agent
+    logic = bot.policy if name == "heuristic" else bot.heuristic
+    monkeypatch.setattr(logic, "decide", _illegal)
+    if name == "search":
+        monkeypatch.setattr(bot, "_search", lambda info: None)
+    with pytest.raises(IllegalChoiceError, match=rf"agent '{name}' chose action 0.*legal actions: \[{legal[0]}, "):
+        bot.act(obs["observation"], obs["action_mask"])
+    # without strict mode the slip is replaced by a legal move, with a warning
+    lenient = agents.make(name, seed=0, strict=False, **(SEARCH_FAST if name == "search" else {}))
+    logic = lenient.policy if name == "heuristic" else lenient.heuristic
+    monkeypatch.setattr(logic, "decide", _illegal)
+    if name == "search":
+        monkeypatch.setattr(lenient, "_search", lambda info: None)
+    with pytest.warns(RuntimeWarning, match="not legal"):
+        assert lenient.act(obs["observation"], obs["action_mask"]) in legal
+
+
+def test_strict_mode_default_follows_the_environment(monkeypatch):
+    monkeypatch.setenv(STRICT_ENV, "0")
+    assert not agents.make("heuristic").strict and agents.make("heuristic", strict=True).strict
+    monkeypatch.setenv(STRICT_ENV, "1")
+    assert agents.make("search").strict and not agents.make("search", strict=False).strict
 
 
 @pytest.mark.parametrize("rules", PRESET_NAMES)

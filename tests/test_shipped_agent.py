@@ -1,21 +1,56 @@
-"""The trained agent shipped in agents/models: it loads, plays only legal moves, refuses
-other rules, and an export for play keeps its decisions."""
+"""The trained agent shipped in agents/models: a play file that loads without pickle, plays
+exactly as the checkpoint it was converted from, only legal moves, refuses other rules, and
+an export for play keeps its decisions."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 import agents
 import yaniv_env
-from agents.trained import export_for_play, read_metadata
+from agents.play_format import read_play_file
+from agents.trained import export_for_play
 from training.evaluate import evaluate
+
+#: 600 decisions (observation, mask, action) of the shipped agent, recorded with the
+#: Stable-Baselines3 checkpoint it was converted from (``ppo_standard_2p.zip``, loaded by
+#: the previous loader) on positions of 24 standard 2-player games against random,
+#: greedy and heuristic opponents.
+DECISIONS = Path(__file__).parent / "data" / "shipped_decisions.npz"
 
 
 def test_shipped_model_is_small_and_described():
-    assert agents.SHIPPED_MODEL.is_file()
+    assert agents.SHIPPED_MODEL.is_file() and agents.SHIPPED_MODEL.suffix == ".safetensors"
     assert agents.SHIPPED_MODEL.stat().st_size < 5_000_000
-    meta = read_metadata(agents.SHIPPED_MODEL)
+    meta, weights = read_play_file(agents.SHIPPED_MODEL)
+    assert meta["format"] == "yaniv-play" and meta["game"] == "yaniv"
     assert meta["rules"]["name"] == "standard" and meta["num_players"] == 2
-    assert meta["exported_for_play"] is True
+    assert meta["advice"] == "heuristic" and meta["network"]["policy"] == "AdvisedPolicy"
+    assert meta["network"]["net_arch"] == {"pi": [256, 256], "vf": [256, 256]}
+    assert meta["timesteps"] == 3_854_176
+    assert all(t.dtype == torch.float32 for t in weights.values())
+
+
+def test_shipped_agent_plays_exactly_as_the_checkpoint_it_came_from():
+    data = np.load(DECISIONS)
+    masks = np.unpackbits(data["action_mask"], axis=1)[:, : int(data["num_actions"])]
+    bot = agents.make("ppo", seed=0)
+    played = [bot.act(obs, mask) for obs, mask in zip(data["observation"], masks, strict=True)]
+    assert len(played) == 600 and len(set(played)) > 100
+    assert played == data["action"].tolist()
+
+
+def test_loading_leaves_torch_threads_alone_unless_asked():
+    before = torch.get_num_threads()
+    try:
+        agents.load(agents.SHIPPED_MODEL)
+        assert torch.get_num_threads() == before
+        agents.load(agents.SHIPPED_MODEL, torch_threads=before + 1)
+        assert torch.get_num_threads() == before + 1
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_shipped_agent_plays_legal_moves():
@@ -43,7 +78,10 @@ def test_shipped_agent_refuses_other_rules():
 
 
 def test_export_for_play_keeps_the_policy(tmp_path):
-    copy = export_for_play(agents.SHIPPED_MODEL, tmp_path / "copy.zip")
+    copy = export_for_play(agents.make("ppo"), tmp_path / "copy.safetensors")
+    assert copy.read_bytes() == agents.SHIPPED_MODEL.read_bytes()
+    with pytest.raises(ValueError, match=r"ends in \.safetensors"):
+        export_for_play(agents.make("ppo"), tmp_path / "copy.zip")
     a, b = agents.load(agents.SHIPPED_MODEL), agents.load(copy)
     env = yaniv_env.raw_env(rules="standard", num_players=2)
     env.reset(seed=4)

@@ -20,7 +20,7 @@ import gymnasium  # noqa: E402
 
 import agents  # noqa: E402
 import yaniv_env  # noqa: E402, F401
-from agents import trained  # noqa: E402
+from agents import checkpoint, trained  # noqa: E402
 from training import callbacks, config  # noqa: E402
 from training import train as T  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
@@ -43,6 +43,13 @@ def run_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def model_path(run_dir) -> Path:
+    """The final model as a play file (what yaniv eval and sharing use)."""
+    return run_dir / "model.safetensors"
+
+
+@pytest.fixture(scope="module")
+def checkpoint_path(run_dir) -> Path:
+    """The final model as a training checkpoint (loads only when trusted)."""
     return run_dir / "model.zip"
 
 
@@ -90,16 +97,17 @@ def test_resume_continues_timesteps_and_league(run_dir, tmp_path):
     assert T.main(["--resume", str(copy), "--rules", "seven", "--no-progress"]) == 2
 
 
-def test_loaded_agent_plays_and_matches_predict(model_path):
+def test_loaded_agent_plays_and_matches_predict(model_path, checkpoint_path):
     bot = agents.load(str(model_path), seed=0)
     assert bot.timesteps == 256
+    model = trained.load_model(checkpoint_path, trusted=True)
     env = gymnasium.make("yaniv_env/Yaniv-v0", opponents=["random"], episode="round").unwrapped
     obs, _ = env.reset(seed=1)
     for _ in range(30):
         mask = env.action_masks()
         a = bot.act(obs, mask)
         assert mask[a]
-        expected, _ = bot.model.predict(obs, action_masks=mask, deterministic=True)
+        expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
         assert a == int(expected)
         obs, _, term, trunc, _ = env.step(a)
         if term or trunc:
@@ -137,9 +145,9 @@ def test_mismatched_checkpoint_is_refused(model_path):
         bot.act(obs, env.action_masks())
 
 
-def test_checkpoint_for_another_layout_is_refused(model_path, tmp_path):
+def test_checkpoint_for_another_layout_is_refused(checkpoint_path, tmp_path):
     def rewrite(change):
-        with zipfile.ZipFile(model_path) as z:
+        with zipfile.ZipFile(checkpoint_path) as z:
             entries = {n: z.read(n) for n in z.namelist()}
         meta = json.loads(entries[trained.META_NAME])
         change(meta)
@@ -161,7 +169,8 @@ def test_checkpoint_for_another_layout_is_refused(model_path, tmp_path):
         agents.load(str(p), rules="standard")
 
 
-def test_corrupt_or_truncated_checkpoint_is_refused(model_path, tmp_path):
+def test_corrupt_or_truncated_checkpoint_is_refused(checkpoint_path, tmp_path):
+    model_path = checkpoint_path
     data = model_path.read_bytes()
     truncated = tmp_path / "truncated.zip"
     truncated.write_bytes(data[: len(data) // 2])
@@ -187,16 +196,16 @@ def test_corrupt_or_truncated_checkpoint_is_refused(model_path, tmp_path):
         agents.load(str(bad))
     # a plain SB3 model without the metadata
     plain = tmp_path / "plain.zip"
-    trained.load_model(model_path).save(plain)
-    with pytest.raises(ValueError, match="plain Stable-Baselines3 model"):
-        agents.load(str(plain))
+    trained.load_model(model_path, trusted=True).save(plain)
+    with pytest.raises(ValueError, match=r"plain Stable-Baselines3 model.*agents\.from_sb3"):
+        agents.load(str(plain), trusted=True)
     with pytest.raises(FileNotFoundError):
         agents.load(str(tmp_path / "missing.zip"))
 
 
 @pytest.mark.parametrize("fail_at", ["fsync", "replace"])
-def test_interrupted_save_keeps_previous_checkpoint(model_path, tmp_path, monkeypatch, fail_at):
-    model = trained.load_model(model_path)
+def test_interrupted_save_keeps_previous_checkpoint(checkpoint_path, tmp_path, monkeypatch, fail_at):
+    model = trained.load_model(checkpoint_path, trusted=True)
     rules = yaniv_env.get_rules("standard")
     target = tmp_path / "latest.zip"
     trained.save_checkpoint(model, target, trained.build_metadata(rules, timesteps=100))
@@ -205,7 +214,7 @@ def test_interrupted_save_keeps_previous_checkpoint(model_path, tmp_path, monkey
     def boom(*a, **k):
         raise KeyboardInterrupt("killed mid-save")
 
-    monkeypatch.setattr(trained.os, fail_at, boom)
+    monkeypatch.setattr(checkpoint.os, fail_at, boom)
     with pytest.raises(KeyboardInterrupt):
         trained.save_checkpoint(model, target, trained.build_metadata(rules, timesteps=200))
     monkeypatch.undo()
@@ -213,7 +222,7 @@ def test_interrupted_save_keeps_previous_checkpoint(model_path, tmp_path, monkey
     assert trained.read_metadata(target)["timesteps"] == 100
     assert os.listdir(tmp_path) == ["latest.zip"]  # no temporary file left behind
     assert target.stat().st_mode & 0o644 == 0o644  # readable as a normal file, not 0600
-    assert agents.load(str(target)).timesteps == 100
+    assert agents.load(str(target), trusted=True).timesteps == 100
 
 
 def test_interrupted_training_saves_and_resumes(tmp_path, monkeypatch):
@@ -246,7 +255,8 @@ def test_interrupted_training_saves_and_resumes(tmp_path, monkeypatch):
     assert T.main(argv) == 2  # the run exists: it must be resumed, not overwritten
     assert T.main(["--resume", str(tmp_path / "cut"), "--no-progress"]) == 0
     assert trained.read_metadata(ckpt)["timesteps"] == 128
-    assert agents.load(str(tmp_path / "cut" / "model.zip")).timesteps == 128
+    assert agents.load(str(tmp_path / "cut" / "model.zip"), trusted=True).timesteps == 128
+    assert agents.load(str(tmp_path / "cut" / "model.safetensors")).timesteps == 128
 
 
 def test_args_parser_defaults_and_docs():

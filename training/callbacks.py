@@ -120,8 +120,8 @@ def make_callback(run: Run, venv, total: int | None, budget: float | None, eval_
             paths = run.league.paths(run.dir)
             scores = {}
             for rel, path in zip(run.league.pool, paths, strict=True):
-                member = load(
-                    path, rules=run.rules, deterministic=args.league_deterministic, torch_threads=None, seed=n
+                member = load(  # a snapshot this run wrote
+                    path, rules=run.rules, deterministic=args.league_deterministic, seed=n, trusted=True
                 )
                 env = make_eval_env(args, member, min(4, args.gate_games), args.seed + 20_000)
                 scores[rel] = evaluate_against(self.model, args, env, args.gate_games, args.seed + 20_000)["outcome"]

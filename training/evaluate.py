@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Evaluate Yaniv (or Pis Yedili) agents against each other (duplicate deals, 95% confidence "
         "intervals).",
     )
-    p.add_argument("--agents", required=True, help="comma-separated agent names or .zip model paths")
+    p.add_argument("--agents", required=True, help="comma-separated agent names or model paths (.safetensors)")
     p.add_argument("--game", default="yaniv", choices=sorted(GAMES), help="the game (default yaniv)")
     p.add_argument(
         "--rules", default="standard", help=f"rules preset of the game (default standard; Yaniv: {', '.join(PRESETS)})"

@@ -117,6 +117,7 @@ class OpponentSampler(gymnasium.Wrapper):
                     rules=self.rules,
                     deterministic=self.pool_deterministic,
                     torch_threads=self.torch_threads,
+                    trusted=True,  # snapshots this run wrote
                 )
             pool.append(loaded[p])
         self.pool, self._pool_paths = pool, list(paths)

@@ -84,13 +84,13 @@ def parse_entrants(entrants: Sequence[EntrantSpec]) -> tuple[list[str], list]:
     for e in entrants:
         if isinstance(e, str):
             spec = e.strip()
-            label = Path(spec).stem if spec.endswith(".zip") else spec
+            label = Path(spec).stem if spec.endswith((".safetensors", ".zip")) else spec
         elif isinstance(e, (tuple, list)) and len(e) == 2 and isinstance(e[0], str):
             label, spec = e[0], e[1]
             if not (isinstance(spec, str) or callable(spec)):
                 raise ValueError(f"entrant {label!r}: the factory must be callable or an agent name, got {spec!r}")
         else:
-            raise ValueError(f"an entrant is an agent name, a .zip path or a (label, factory) pair, got {e!r}")
+            raise ValueError(f"an entrant is an agent name, a model path or a (label, factory) pair, got {e!r}")
         labels.append(label)
         specs.append(spec)
     if not specs:

@@ -40,7 +40,9 @@ A run directory holds::
 
     args.json                 the arguments
     checkpoints/latest.zip    the last checkpoint (atomic; ``--resume`` continues from it)
-    model.zip                 the final model (same format; ``agents.load`` / ``yaniv eval``)
+    model.zip                 the final model (same format; loads only when trusted)
+    model.safetensors         the final model as a play file (``agents.load`` / ``yaniv eval``;
+                              safe to share: loading it runs no code)
     league/snapshot_*.zip     self-play pool members
     monitor/*.monitor.csv     one line per training episode (reward, length, opponent)
     eval.csv                  periodic evaluation: game win rate [95% CI] vs each opponent
@@ -379,7 +381,8 @@ def train(args: Args, given: set[str] | None = None) -> int:
 
     tb = str(run_dir / "tb")  # TensorBoard: tensorboard --logdir runs
     if meta is not None:
-        model = load_model(run.checkpoint_path, for_training=True, env=venv, device=args.device)
+        # the checkpoint of the run the user asked to resume: their own file
+        model = load_model(run.checkpoint_path, trusted=True, for_training=True, env=venv, device=args.device)
         model.tensorboard_log = tb
         model.set_random_seed(seed)
         done = model.num_timesteps
@@ -472,7 +475,11 @@ def train(args: Args, given: set[str] | None = None) -> int:
         return status
 
     ckpt = run.save(model)
-    model_path = run.save(model, run_dir / "model.zip")
+    run.save(model, run_dir / "model.zip")
+    from agents.trained import export_for_play
+
+    # the play file: what to evaluate, share and load from anyone (the .zip unpickles)
+    model_path = export_for_play(run_dir / "model.zip", run_dir / "model.safetensors", trusted=True)
     ppo_seconds = time.time() - ppo_start
     rate = (model.num_timesteps - done) / max(ppo_seconds, 1e-9)
     print(

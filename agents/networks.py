@@ -1,0 +1,349 @@
+"""The policy networks of trained agents: MaskablePPO actor-critics and their description.
+
+=========================  ===================================================================
+name                       what it is
+=========================  ===================================================================
+``MlpPolicy``              sb3-contrib's ``MaskableActorCriticPolicy`` (what
+                           ``MaskablePPO("MlpPolicy", env)`` builds)
+``ActionFeaturePolicy``    the same plus a bilinear term over fixed per-action features
+                           (:func:`action_features`): learning generalises across action ids
+``AdvisedPolicy``          ``ActionFeaturePolicy`` whose observation carries one more column,
+                           the advisor's move (:mod:`agents.advice`), added to the logits as
+                           ``advice_scale`` times its one-hot
+=========================  ===================================================================
+
+:func:`describe_policy` gives a policy's architecture as JSON-able data (class name, sizes,
+activation, action rules, advice scale) and :func:`build_policy` rebuilds an untrained
+policy from that description alone; with the weights (``policy.state_dict()``) that is
+all the play format (:mod:`agents.play_format`) stores, so that loading a model never
+unpickles anything. :func:`actor_logits` gives a policy's raw action logits.
+
+The advised policy takes its advice from each call's observations (their last column)
+and passes it explicitly to its action head: no state is kept between calls.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+ACTION_KINDS = ("draw", "call", "slam", "asaf", "blast", "pass", "take", "discard")
+
+#: Default starting weight of the advised move's logit (:class:`AdvisedPolicy`).
+DEFAULT_ADVICE_SCALE = 5.0
+
+#: Activations a described network may name (``describe_policy``/``build_policy``).
+ACTIVATIONS = ("relu", "tanh", "elu", "leaky_relu", "gelu", "silu")
+
+
+def action_features(rules) -> np.ndarray:
+    """A fixed feature vector per action id, ``(num_actions, F)`` float32: the action's kind
+    (one-hot), the cards it moves (count vector over the 53 kinds, and per rank), what the
+    next player may take from a discard, the meld type, the number of cards and their
+    Yaniv value. Actions sharing cards share features, so what is learnt for one discard
+    carries over to every discard holding the same cards. Yaniv rules only."""
+    from yaniv_env.actions import action_table
+    from yaniv_env.games import game_of
+
+    if game_of(rules).name != "yaniv":
+        raise ValueError(f"action features describe Yaniv's actions; these are {game_of(rules).title} rules")
+    from yaniv_env.cards import NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE
+
+    table = action_table(rules)
+    melds = ("single", "set", "run")
+    n_feat = len(ACTION_KINDS) + 2 * NUM_KINDS + (NUM_RANKS + 1) + len(melds) + 2
+    out = np.zeros((table.num_actions, n_feat), dtype=np.float32)
+    o_cards = len(ACTION_KINDS)
+    o_take = o_cards + NUM_KINDS
+    o_rank = o_take + NUM_KINDS
+    o_meld = o_rank + NUM_RANKS + 1
+    for a in range(table.num_actions):
+        d = table.decode(a)
+        row = out[a]
+        row[ACTION_KINDS.index(d.kind)] = 1.0
+        for k in d.cards:
+            row[o_cards + k] += 1.0
+            row[o_rank + (RANK[k] if RANK[k] >= 0 else NUM_RANKS)] += 1.0
+        if d.kind == "discard":
+            for k in d.takeable:
+                row[o_take + k] = 1.0
+            row[o_meld + melds.index(d.meld)] = 1.0
+        row[o_meld + 3] = len(d.cards) / rules.hand_size
+        row[o_meld + 4] = sum(YANIV_VALUE[k] for k in d.cards) / 30.0
+    return out
+
+
+try:  # the network classes need the [train] extra; action_features does not
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.policies import BasePolicy
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, FlattenExtractor
+    from torch import nn
+except ImportError:  # pragma: no cover
+    MaskableActorCriticPolicy = None
+
+if MaskableActorCriticPolicy is not None:
+
+    class ActionFeatureHead(nn.Module):
+        """``logits = base(latent) + proj(latent) @ features.T``: the usual per-action output
+        layer plus a bilinear term over the fixed action features."""
+
+        def __init__(self, base: nn.Module, features: np.ndarray, latent_dim: int):
+            super().__init__()
+            self.base = base
+            self.proj = nn.Linear(latent_dim, features.shape[1])
+            self.register_buffer("features", torch.as_tensor(features), persistent=False)
+
+        def forward(self, latent):
+            return self.base(latent) + self.proj(latent) @ self.features.T
+
+    class ActionFeaturePolicy(MaskableActorCriticPolicy):
+        """MaskablePPO's MLP actor-critic whose action head also scores the actions'
+        features (:func:`action_features`), so that learning generalises across the ~1,500
+        action ids. ``action_rules``: the rules (as a dict) that define the actions; ``None``
+        gives the plain MLP head."""
+
+        def __init__(self, *args, action_rules: dict | None = None, **kwargs):
+            self.action_rules = action_rules
+            super().__init__(*args, **kwargs)
+
+        def _build(self, lr_schedule) -> None:
+            from yaniv_env.games import get_game
+
+            super()._build(lr_schedule)
+            if self.action_rules is None:
+                return
+            feats = action_features(get_game("yaniv").rules_from_dict(self.action_rules))
+            if feats.shape[0] != self.action_space.n:
+                raise ValueError(f"action_rules define {feats.shape[0]} actions, the space has {self.action_space.n}")
+            head = ActionFeatureHead(self.action_net, feats, self.mlp_extractor.latent_dim_pi)
+            if self.ortho_init:
+                head.proj.apply(partial(self.init_weights, gain=0.01))
+            self.action_net = head
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+        def _get_constructor_parameters(self) -> dict[str, Any]:
+            data = super()._get_constructor_parameters()
+            data["action_rules"] = self.action_rules
+            return data
+
+    class WithoutAdvice(BaseFeaturesExtractor):
+        """The observation without its last column (the advised action id): the MLPs never
+        see the advice. Stateless; :class:`AdvisedPolicy` reads the advice itself."""
+
+        def __init__(self, observation_space: spaces.Box):
+            super().__init__(observation_space, features_dim=int(observation_space.shape[0]) - 1)
+
+        def forward(self, observations: torch.Tensor) -> torch.Tensor:
+            return observations[..., :-1]
+
+    def _actor_latent(policy: MaskableActorCriticPolicy, obs: torch.Tensor) -> torch.Tensor:
+        features = BasePolicy.extract_features(policy, obs, policy.pi_features_extractor)
+        return policy.mlp_extractor.forward_actor(features)
+
+    class AdvisedPolicy(ActionFeaturePolicy):
+        """:class:`ActionFeaturePolicy` plus ``advice_scale`` times the one-hot of the
+        advised move (the observation's last column) in the logits.
+
+        Every path from observations to an action distribution (``forward``,
+        ``evaluate_actions``, ``get_distribution``) reads the advice of the same
+        observations and hands it to :meth:`action_logits`."""
+
+        def __init__(self, *args, advice_scale: float = DEFAULT_ADVICE_SCALE, **kwargs):
+            self.advice_scale_init = float(advice_scale)
+            kwargs.setdefault("features_extractor_class", WithoutAdvice)
+            super().__init__(*args, **kwargs)
+
+        def _build(self, lr_schedule) -> None:
+            # before the optimizer is made, so that the scale is trained too
+            self.advice_scale = nn.Parameter(torch.tensor(self.advice_scale_init))
+            super()._build(lr_schedule)
+
+        @staticmethod
+        def advice_of(obs: torch.Tensor) -> torch.Tensor:
+            """The advised action ids: the observations' last column."""
+            return obs[..., -1].long()
+
+        def action_logits(self, latent_pi: torch.Tensor, advice: torch.Tensor) -> torch.Tensor:
+            one_hot = nn.functional.one_hot(advice, int(self.action_space.n)).to(latent_pi.dtype)
+            return self.action_net(latent_pi) + self.advice_scale * one_hot
+
+        def _distribution(self, latent_pi: torch.Tensor, advice: torch.Tensor, action_masks=None):
+            distribution = self.action_dist.proba_distribution(action_logits=self.action_logits(latent_pi, advice))
+            if action_masks is not None:
+                distribution.apply_masking(action_masks)
+            return distribution
+
+        def _latents(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            features = self.extract_features(obs)
+            if self.share_features_extractor:
+                return self.mlp_extractor(features)
+            pi_features, vf_features = features
+            return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
+
+        def forward(self, obs: torch.Tensor, deterministic: bool = False, action_masks=None):
+            latent_pi, latent_vf = self._latents(obs)
+            distribution = self._distribution(latent_pi, self.advice_of(obs), action_masks)
+            actions = distribution.get_actions(deterministic=deterministic)
+            log_prob = distribution.log_prob(actions)
+            return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+
+        def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor, action_masks=None):
+            latent_pi, latent_vf = self._latents(obs)
+            distribution = self._distribution(latent_pi, self.advice_of(obs), action_masks)
+            return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
+
+        def get_distribution(self, obs: torch.Tensor, action_masks=None):
+            return self._distribution(_actor_latent(self, obs), self.advice_of(obs), action_masks)
+
+        def _get_action_dist_from_latent(self, latent_pi: torch.Tensor):
+            raise RuntimeError("an advised policy needs the advice of its observations: use get_distribution")
+
+        def _get_constructor_parameters(self) -> dict:
+            data = super()._get_constructor_parameters()
+            data["advice_scale"] = self.advice_scale_init
+            return data
+
+    def actor_logits(policy: MaskableActorCriticPolicy, obs: torch.Tensor) -> torch.Tensor:
+        """Raw (unmasked, unnormalised) action logits of ``policy`` for a batch of observations."""
+        latent_pi = _actor_latent(policy, obs)
+        if isinstance(policy, AdvisedPolicy):
+            return policy.action_logits(latent_pi, policy.advice_of(obs))
+        return policy.action_net(latent_pi)
+
+    _POLICY_CLASSES = {
+        "MlpPolicy": MaskableActorCriticPolicy,
+        "ActionFeaturePolicy": ActionFeaturePolicy,
+        "AdvisedPolicy": AdvisedPolicy,
+    }
+    _FEATURE_EXTRACTORS = {"MlpPolicy": FlattenExtractor, "ActionFeaturePolicy": FlattenExtractor}
+    _ACTIVATION_CLASSES = {
+        "relu": nn.ReLU,
+        "tanh": nn.Tanh,
+        "elu": nn.ELU,
+        "leaky_relu": nn.LeakyReLU,
+        "gelu": nn.GELU,
+        "silu": nn.SiLU,
+    }
+
+    def describe_policy(policy) -> dict[str, Any]:
+        """The architecture of a MaskablePPO ``policy`` as JSON-able data, enough for
+        :func:`build_policy` to rebuild it. ``ValueError`` for a policy it cannot describe
+        (another class, features extractor or activation, or a non-flat observation)."""
+        kind = next((name for name, cls in _POLICY_CLASSES.items() if type(policy) is cls), None)
+        if kind is None:
+            raise ValueError(
+                f"cannot describe a {type(policy).__name__} policy; describable: {', '.join(_POLICY_CLASSES)}"
+            )
+        extractor = _FEATURE_EXTRACTORS.get(kind, WithoutAdvice)
+        if type(policy.pi_features_extractor) is not extractor or policy.features_extractor_kwargs:
+            raise ValueError(
+                f"cannot describe a policy whose features extractor is {type(policy.pi_features_extractor).__name__}"
+                f" (a {kind} uses {extractor.__name__})"
+            )
+        activation = next((n for n, c in _ACTIVATION_CLASSES.items() if policy.activation_fn is c), None)
+        if activation is None:
+            raise ValueError(f"cannot describe activation {policy.activation_fn!r}; known: {', '.join(ACTIVATIONS)}")
+        obs_space, act_space = policy.observation_space, policy.action_space
+        if not isinstance(obs_space, spaces.Box) or len(obs_space.shape) != 1:
+            raise ValueError(f"cannot describe a policy of observation space {obs_space}: a flat Box is needed")
+        if not isinstance(act_space, spaces.Discrete):
+            raise ValueError(f"cannot describe a policy of action space {act_space}: Discrete is needed")
+        arch = policy.net_arch if isinstance(policy.net_arch, dict) else {"pi": policy.net_arch, "vf": policy.net_arch}
+        out = {
+            "policy": kind,
+            "observation_size": int(obs_space.shape[0]),
+            "num_actions": int(act_space.n),
+            "net_arch": {"pi": [int(n) for n in arch.get("pi", [])], "vf": [int(n) for n in arch.get("vf", [])]},
+            "activation": activation,
+            "share_features_extractor": bool(policy.share_features_extractor),
+        }
+        if kind != "MlpPolicy":
+            out["action_rules"] = policy.action_rules
+        if kind == "AdvisedPolicy":
+            out["advice_scale"] = policy.advice_scale_init
+        return out
+
+    def check_description(description: dict[str, Any]) -> None:
+        """``ValueError`` unless ``description`` names a known network, activation and keys,
+        with sizes within :data:`MAX_LAYER_WIDTH`, :data:`MAX_LAYERS` and
+        :data:`MAX_PARAMETERS` (checked before anything is allocated)."""
+        if not isinstance(description, dict):
+            raise ValueError(f"the network description is not an object: {type(description).__name__}")
+        known = {"policy", "observation_size", "num_actions", "net_arch", "activation", "share_features_extractor"}
+        unknown = set(description) - known - {"action_rules", "advice_scale"}
+        if unknown:
+            raise ValueError(f"the network description has unknown keys: {', '.join(sorted(map(str, unknown)))}")
+        kind = description.get("policy")
+        if kind not in _POLICY_CLASSES:
+            raise ValueError(f"unknown network {kind!r}; known: {', '.join(_POLICY_CLASSES)}")
+        if description.get("activation") not in _ACTIVATION_CLASSES:
+            raise ValueError(f"unknown activation {description.get('activation')!r}; known: {', '.join(ACTIVATIONS)}")
+        n_obs, n_act = description.get("observation_size"), description.get("num_actions")
+        arch = description.get("net_arch")
+        layers = None
+        if isinstance(arch, dict) and not set(arch) - {"pi", "vf"}:
+            layers = [arch.get("pi", []), arch.get("vf", [])]
+        if layers is None or not all(isinstance(x, list) and len(x) <= MAX_LAYERS for x in layers):
+            raise ValueError(f"bad net_arch {arch!r}: {{'pi': [...], 'vf': [...]}} of at most {MAX_LAYERS} layers each")
+        if not all(_small_int(v) for v in [n_obs, n_act, *layers[0], *layers[1]]):
+            raise ValueError(
+                f"bad network sizes (observation {n_obs!r}, actions {n_act!r}, net_arch {arch!r}): "
+                f"positive integers up to {MAX_LAYER_WIDTH} are needed"
+            )
+        params = 0
+        for widths, out in ((layers[0], n_act), (layers[1], 1)):
+            sizes = [n_obs, *widths, out]
+            params += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
+        if params > MAX_PARAMETERS:
+            raise ValueError(f"the network would have {params:,} parameters (at most {MAX_PARAMETERS:,})")
+
+    def build_policy(description: dict[str, Any]):
+        """An untrained policy of the architecture ``description`` (:func:`describe_policy`),
+        in evaluation mode; ``ValueError`` naming anything it does not accept
+        (:func:`check_description`)."""
+        check_description(description)
+        kind, arch = description["policy"], description["net_arch"]
+        kwargs: dict[str, Any] = {
+            "net_arch": {"pi": list(arch.get("pi", [])), "vf": list(arch.get("vf", []))},
+            "activation_fn": _ACTIVATION_CLASSES[description["activation"]],
+            "share_features_extractor": bool(description.get("share_features_extractor", True)),
+        }
+        if kind != "MlpPolicy":
+            kwargs["action_rules"] = description.get("action_rules")
+        if kind == "AdvisedPolicy":
+            kwargs["advice_scale"] = float(description.get("advice_scale", DEFAULT_ADVICE_SCALE))
+        observation_space = spaces.Box(-np.inf, np.inf, shape=(description["observation_size"],), dtype=np.float32)
+        action_space = spaces.Discrete(description["num_actions"])
+        policy = _POLICY_CLASSES[kind](observation_space, action_space, lambda _: 0.0, **kwargs)
+        policy.set_training_mode(False)
+        return policy
+
+    def _small_int(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_LAYER_WIDTH
+
+
+#: Largest layer width, observation size or action count a described network may ask for.
+MAX_LAYER_WIDTH = 65_536
+#: Most hidden layers per network (actor, critic) a described network may ask for.
+MAX_LAYERS = 16
+#: Most parameters a described network may ask for (64 M: 256 MB of float32, a play file's limit).
+MAX_PARAMETERS = 64 << 20
+
+__all__ = [
+    "ACTION_KINDS",
+    "ACTIVATIONS",
+    "DEFAULT_ADVICE_SCALE",
+    "ActionFeatureHead",
+    "ActionFeaturePolicy",
+    "AdvisedPolicy",
+    "WithoutAdvice",
+    "action_features",
+    "actor_logits",
+    "build_policy",
+    "check_description",
+    "describe_policy",
+]
