@@ -85,7 +85,7 @@ def make_callback(run: Run, venv, total: int | None, budget: float | None, eval_
             meta = run.metadata(self.model)
 
             def current_policy(seed, rules):
-                return TrainedAgent(self.model, meta, rules, seed=seed)
+                return TrainedAgent(self.model.policy, meta, rules, seed=seed)
 
             games = whole_deals(args.eval_games, 2, args.num_players, duplicate=True)
             row = {"timesteps": n, "elapsed_s": round(run.elapsed, 1)}
