@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from training.train import Args
 
 
-def learner_seat(spec: str):
+def _learner_seat(spec: str) -> str | int:
     return spec if spec == "random" else int(spec)
 
 
@@ -41,7 +41,7 @@ def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, su
             get_game(args.game).env_id,
             rules=args.rules,
             num_players=args.num_players,
-            learner_seat=learner_seat(args.learner_seat),
+            learner_seat=_learner_seat(args.learner_seat),
             episode=args.episode,
             reward=args.reward,
             turn_limit=args.turn_limit,
