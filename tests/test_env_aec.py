@@ -18,6 +18,7 @@ import yaniv_env
 from yaniv_env import PRESETS, engine
 from yaniv_env.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
 from yaniv_env.observation import ObservationLayout, StateLayout, rules_vector
+from yaniv_env.render import hand_name
 
 REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome")
 
@@ -633,7 +634,7 @@ def test_render_ansi_shows_the_table():
             line = next(line for line in text.splitlines() if f"player_{p} " in line and "to act" not in line)
             assert str(g.scores[p]) in line
             if g.alive[p]:
-                assert cards_name(g.hands[p]) in line  # render shows every hand by design
+                assert hand_name(g.hands[p]) in line  # render shows every hand by design, sorted
                 assert f"(total {engine.hand_value(g.hands[p])})" in line
         if i > 0:
             assert text.splitlines()[1].startswith("last: ")

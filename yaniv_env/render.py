@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .cards import RANK, SUIT, cards_name
-from .engine import PHASE_NAMES, RoundResult, State, hand_value
+from .engine import GAME_OVER, PHASE_NAMES, ROUND_OVER, RoundResult, State, hand_value
 
 
 def sorted_cards(kinds: Iterable[int]) -> list[int]:
@@ -45,10 +45,13 @@ def render_table(s: State, event: str = "", reveal: bool | int | None = True) ->
     seat's hand (the others as ``▮`` backs plus their publicly known cards), ``False``
     hides them all."""
     rules = s.rules
-    lines = [
-        f"Yaniv ({rules.name}) — round {s.round_index + 1}, turn {s.round_turns + 1}, "
-        f"{PHASE_NAMES[s.phase]} phase, player_{s.current} to act"
-    ]
+    if s.phase == GAME_OVER:
+        status = "game over"
+    elif s.phase == ROUND_OVER:
+        status = "round over"
+    else:
+        status = f"{PHASE_NAMES[s.phase]} phase, player_{s.current} to act"
+    lines = [f"Yaniv ({rules.name}) — round {s.round_index + 1}, turn {s.round_turns + 1}, {status}"]
     if event:
         lines.append(f"last: {event}")
     top = cards_name(s.top) or "—"
