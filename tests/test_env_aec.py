@@ -18,6 +18,7 @@ import yaniv_env
 from yaniv_env import PRESETS, engine
 from yaniv_env.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
 from yaniv_env.observation import ObservationLayout, StateLayout, rules_vector
+from yaniv_env.render import hand_name
 
 REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome")
 
@@ -706,10 +707,10 @@ def test_render_ansi_shows_the_table():
         assert f"stock: {len(g.stock)} cards" in text
         assert f"discard: {cards_name(g.top) or '—'}" in text
         for p in range(3):
-            line = next(line for line in text.splitlines() if f"player_{p} " in line and "to act" not in line)
+            line = next(line for line in text.splitlines() if line.lstrip("▶ ").startswith(f"player_{p} "))
             assert str(g.scores[p]) in line
             if g.alive[p]:
-                assert cards_name(g.hands[p]) in line  # render shows every hand by design
+                assert hand_name(g.hands[p]) in line  # render shows every hand by design, sorted
                 assert f"(total {engine.hand_value(g.hands[p])})" in line
         if i > 0:
             assert text.splitlines()[1].startswith("last: ")

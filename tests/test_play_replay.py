@@ -11,7 +11,8 @@ from yaniv_env import PRESETS, Rules
 from yaniv_env import play as play_mod
 from yaniv_env import replay as rp
 from yaniv_env.actions import action_table
-from yaniv_env.play import parse_move, play
+from yaniv_env.play import match_moves, parse_move, play
+from yaniv_env.render import hand_name, round_result_line
 
 QUICK = PRESETS["standard"].replace(name="quick", score_limit=30)
 
@@ -255,3 +256,100 @@ def test_play_cli_with_turn_limit(tmp_path):
     record = rp.load(rec)
     assert record["rules"]["turn_limit"] == 20
     rp.verify(record)
+
+
+def test_match_moves_lists_ambiguity_and_takes_sets_in_any_order():
+    seven = action_table(PRESETS["seven"])
+    standard = action_table(PRESETS["standard"])
+    orders = ("discard 7♥ 7♠ (7♠ on top)", "discard 7♠ 7♥ (7♥ on top)")
+    pair = [a for a in range(seven.num_actions) if seven.name(a) in orders]
+    five = [a for a in range(standard.num_actions) if standard.name(a) in ("discard 5♠", "discard 5♠ 5♥")]
+    legal = sorted(five)
+    names = [standard.name(a) for a in legal]
+    # "discard 5" begins two moves: both are offered, none is chosen
+    assert sorted(match_moves("discard 5", legal, names)) == legal and parse_move("discard 5", legal, names) is None
+    # a set typed in another order than its name is the same move when only one move has those cards
+    assert parse_move("discard 5h 5s", legal, names) == five[1]
+    # where the order decides (seven: the top card), the order typed is the order laid...
+    triple = [a for a in range(seven.num_actions) if seven.name(a).startswith("discard 7♠ 7♥ 7♦")]
+    legal = pair + triple
+    names = [seven.name(a) for a in legal]
+    top_heart = pair[[seven.name(a) for a in pair].index("discard 7♠ 7♥ (7♥ on top)")]
+    assert parse_move("discard 7s 7h", legal, names) == top_heart  # also begins the triple's name
+    # ...and cards typed in an order that no move has fit every order of them
+    three = [
+        a
+        for a in range(seven.num_actions)
+        if sorted(seven.name(a).split("(")[0].split()) == sorted(["discard", "7♠", "7♥", "7♦"])
+    ]
+    names = [seven.name(a) for a in three]
+    assert len(three) == 3 and sorted(match_moves("discard 7d 7s 7h", three, names)) == sorted(three)
+
+
+def test_play_help_ambiguity_and_sorted_hand():
+    out: list[str] = []
+    script = Script(["?", "help", "discard", "q"])
+    assert play(["random"], rules=QUICK, seed=4, input_fn=script, print_fn=out.append) == 0
+    text = "\n".join(out)
+    assert text.count("Commands:") == 2 and "q, quit" in text
+    assert "'discard' fits" in text and "type the number of the one you mean" in text
+    mine = next(line for line in out if "player_0 to act" in line).splitlines()
+    row = next(line for line in mine if line.startswith("▶ player_0"))
+    cards = row.split("(total")[0].split()[3:]  # marker, seat, score, then the cards
+    from yaniv_env.cards import RANK, SUIT, parse_card
+
+    kinds = [parse_card(c.replace("🃏", "JK")) for c in cards]
+    assert kinds == sorted(kinds, key=lambda k: (RANK[k], SUIT[k])) and len(kinds) == PRESETS["standard"].hand_size
+
+
+def test_play_round_end_reveals_hands_and_last_draws(tmp_path):
+    out: list[str] = []
+    answers = iter(["1", "draw from stock"] * 500)  # the first move, then a draw from the stock when asked
+    rc = play(["random"], rules=QUICK, seed=11, input_fn=lambda prompt: next(answers), print_fn=out.append)
+    text = "\n".join(out)
+    assert rc in (0,) and "Round 1 over" in text
+    start = out.index(next(line for line in out if line.startswith("Round 1 over")))
+    reveal = out[start + 1 : start + 3]
+    assert all(" = " in line and "score" in line for line in reveal), reveal
+    assert all("[" not in line for line in out[start : start + 3])  # words, not Python lists
+    assert any("last drew" in line for line in reveal)
+    assert "You drew " in text
+
+
+def test_round_result_line_in_words():
+    rr = rp.engine.RoundResult(
+        reason="yaniv", caller=0, challenger=None, caller_beaten=True, hand_totals=[5, 3, 9], points=[35, 0, 9],
+        winners=[1], scores=[35, 0, 9],
+    )  # fmt: skip
+    assert round_result_line(rr) == "player_0 called Yaniv and was beaten; player_1 won"
+    assert hand_name([52, 13 + 6, 6, 0]) == "🃏 A♠ 7♠ 7♥"
+
+
+@pytest.mark.parametrize("leave", ["q", EOFError, KeyboardInterrupt])
+def test_leaving_with_record_saves_a_partial_game(tmp_path, leave):
+    path = tmp_path / "left.json"
+    out: list[str] = []
+    script = Script(["1", "1", "1"], then=leave)
+    rc = play(["random"], rules=QUICK, seed=3, record=str(path), input_fn=script, print_fn=out.append)
+    assert rc == (130 if leave is KeyboardInterrupt else 0)
+    assert "partial record" in out[-1] and str(path) in out[-1]
+    record = rp.load(path)
+    assert record["complete"] is False and len(record["steps"]) >= 3
+    rp.verify(record)  # reproduces up to where the game was left
+    printed: list[str] = []
+    assert rp.main([str(path)], print_fn=printed.append) == 0
+    assert "partial record" in printed[-2] and "position is identical" in printed[-1]
+    # a partial record whose position was changed does not verify
+    record["result"]["scores"][0] += 1
+    with pytest.raises(ValueError, match="last scores"):
+        rp.verify(record)
+
+
+def test_leaving_with_an_unwritable_record_says_nothing_was_saved(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    out: list[str] = []
+    rc = play(
+        ["random"], rules=QUICK, seed=3, record=str(blocker / "x.json"), input_fn=Script(["q"]), print_fn=out.append
+    )
+    assert rc == 0 and "nothing was saved" in out[-1]

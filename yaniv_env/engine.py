@@ -170,6 +170,9 @@ class RoundResult:
     """Who played first in this round."""
     turns: int = 0
     """Whole turns completed in the round (a Yaniv call ends the round without one)."""
+    hands: list[list[int]] = field(default_factory=list)
+    """Each seat's cards at the end of the round (empty for seats already out): what
+    everyone reveals."""
 
 
 def hand_value(hand: Sequence[int]) -> int:
@@ -873,6 +876,7 @@ def _end_round(
         truncated=truncated,
         first_player=s.first_player,
         turns=s.round_turns,
+        hands=[list(h) for h in s.hands],
     )
     if not game_over:
         # The round winner starts (or the caller, next_leader="caller"); lots among tied

@@ -2,8 +2,42 @@
 
 from __future__ import annotations
 
-from .cards import cards_name
-from .engine import PHASE_NAMES, State, hand_value
+from collections.abc import Iterable
+
+from .cards import RANK, SUIT, cards_name
+from .engine import GAME_OVER, PHASE_NAMES, ROUND_OVER, RoundResult, State, hand_value
+
+
+def sorted_cards(kinds: Iterable[int]) -> list[int]:
+    """Cards in the order a player holds them: jokers first, then by rank (A … K), then
+    by suit."""
+    return sorted(kinds, key=lambda k: (RANK[k], SUIT[k]))
+
+
+def hand_name(kinds: Iterable[int]) -> str:
+    """A hand as sorted card names (``"🃏 A♠ 7♥ 7♣"``)."""
+    return cards_name(sorted_cards(kinds))
+
+
+def _seats(seats: Iterable[int]) -> str:
+    names = [f"player_{p}" for p in seats]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def round_result_line(rr: RoundResult) -> str:
+    """How a round ended, in words (``"player_0 called Yaniv and was beaten; player_1
+    won"``)."""
+    if rr.reason == "yaniv":
+        text = f"player_{rr.caller} called Yaniv"
+        if rr.challenger is not None:
+            text += f", player_{rr.challenger} declared Asaf"
+        text += " and was beaten" if rr.caller_beaten else " and won"
+        if rr.caller_beaten:
+            text += f"; {_seats(rr.winners)} won"
+        return text
+    if rr.reason == "empty_hand":
+        return f"{_seats(rr.winners)} emptied their hand and won"
+    return "a draw, no points" + (" (turn limit)" if rr.truncated else " (the stock ran out)")
 
 
 def render_table(s: State, event: str = "", reveal: bool | int | None = True) -> str:
@@ -11,10 +45,13 @@ def render_table(s: State, event: str = "", reveal: bool | int | None = True) ->
     seat's hand (the others as ``▮`` backs plus their publicly known cards), ``False``
     hides them all."""
     rules = s.rules
-    lines = [
-        f"Yaniv ({rules.name}) — round {s.round_index + 1}, turn {s.round_turns + 1}, "
-        f"{PHASE_NAMES[s.phase]} phase, player_{s.current} to act"
-    ]
+    if s.phase == GAME_OVER:
+        status = "game over"
+    elif s.phase == ROUND_OVER:
+        status = "round over"
+    else:
+        status = f"{PHASE_NAMES[s.phase]} phase, player_{s.current} to act"
+    lines = [f"Yaniv ({rules.name}) — round {s.round_index + 1}, turn {s.round_turns + 1}, {status}"]
     if event:
         lines.append(f"last: {event}")
     top = cards_name(s.top) or "—"
@@ -28,19 +65,15 @@ def render_table(s: State, event: str = "", reveal: bool | int | None = True) ->
         if not s.alive[p]:
             desc = "out"
         elif shown:
-            desc = f"{cards_name(hand)}  (total {hand_value(hand)})"
+            desc = f"{hand_name(hand)}  (total {hand_value(hand)})"
         else:
             known = s.known[p]
             backs = "▮ " * (len(hand) - len(known))
-            desc = (backs + (f"+ known {cards_name(known)}" if known else "")).strip() + f"  ({len(hand)} cards)"
+            desc = (backs + (f"+ known {hand_name(known)}" if known else "")).strip() + f"  ({len(hand)} cards)"
         marker = "▶ " if p == s.current and s.phase < 5 else "  "
         lines.append(f"{marker}{'player_' + str(p):<10}{s.scores[p]:>6}  {desc}")
     if s.round_result is not None and s.phase >= 5:
         rr = s.round_result
-        lines.append(
-            f"round result: {rr.reason}"
-            + (f", caller player_{rr.caller}" if rr.caller is not None else "")
-            + (" (beaten)" if rr.caller_beaten else "")
-            + f", winners {rr.winners}, points {rr.points}"
-        )
+        points = ", ".join(f"player_{p} +{rr.points[p]}" for p in range(s.num_players) if rr.hand_totals[p] is not None)
+        lines.append(f"round over: {round_result_line(rr)} ({points})")
     return "\n".join(lines)

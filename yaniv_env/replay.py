@@ -25,7 +25,12 @@ Record layout (``version`` 1)::
      "agents": ["random", "random"],           # labels per seat (informational)
      "steps": [["player_0", 71], ["player_0", 0], ...],
      "result": {"scores": [...], "ranking": [...], "rounds": 12, "turns": 431,
-                "truncated": false}}
+                "truncated": false},
+     "complete": true}                          # false: a game left before its end
+
+A *partial* record (``"complete": false``, written by ``yaniv play --record`` when the
+player leaves early) holds the steps played so far; its ``result`` is the position when it
+was left, and a replay checks that instead of the end of the game.
 
 Command line: ``yaniv replay FILE [--step] [--hide]`` prints the game step by step with
 :func:`yaniv_env.render.render_table` (``--step`` waits for Enter between steps; end of
@@ -101,8 +106,10 @@ def make_record(
     *,
     episode: str = "game",
     labels: Sequence[str] | None = None,
+    complete: bool = True,
 ) -> dict:
-    """A record from the steps of a finished game and its final ``state``."""
+    """A record from the steps of a game and its ``state`` after them: the end of the
+    game, or (``complete=False``) where the players left it."""
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -113,6 +120,7 @@ def make_record(
         "agents": list(labels) if labels is not None else None,
         "steps": [[str(a), None if x is None else int(x)] for a, x in steps],
         "result": _result(state),
+        "complete": bool(complete),
     }
 
 
@@ -192,6 +200,8 @@ def check_record(record) -> None:
     result = record["result"]
     if not isinstance(result, Mapping) or not all(k in result for k in ("scores", "ranking")):
         raise ValueError("corrupt replay: result must hold the final scores and ranking")
+    if not isinstance(record.get("complete", True), bool):
+        raise ValueError(f"corrupt replay: complete must be true or false, got {record['complete']!r}")
 
 
 def save(record: dict, path: str | Path) -> Path:
@@ -240,8 +250,9 @@ class ReplayStep:
 
 def replay(record: Mapping) -> Iterator[ReplayStep]:
     """Play a record again, yielding each step; at the end check that the final scores,
-    ranking and rounds are the recorded ones. Raises ``ValueError`` with a clear message
-    if the record is malformed or does not reproduce."""
+    ranking and rounds are the recorded ones (for a partial record: the scores, ranking and
+    rounds where it was left). Raises ``ValueError`` with a clear message if the record is
+    malformed or does not reproduce."""
     check_record(record)
     from .yaniv_aec import raw_env
 
@@ -280,12 +291,16 @@ def replay(record: Mapping) -> Iterator[ReplayStep]:
                 rr = last_rr = info_rr
         name = env.action_name(action) if action is not None else "leaves the game"
         yield ReplayStep(i, agent, action, name, env.game, env.last_event, rr)
-    if env.agents:
+    complete = record.get("complete", True)
+    if env.agents and complete:
         raise ValueError(f"replay does not reproduce: the record ends after {i} steps but the game goes on")
     got, want = _result(env.game), record["result"]
     for key in ("scores", "ranking", "rounds"):
         if key in want and got[key] != want[key]:
-            raise ValueError(f"replay does not reproduce: final {key} {got[key]} differ from the recorded {want[key]}")
+            where = "final" if complete else "last"
+            raise ValueError(
+                f"replay does not reproduce: {where} {key} {got[key]} differ from the recorded {want[key]}"
+            )
 
 
 def verify(record: Mapping) -> engine.State:
@@ -350,6 +365,11 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     result = record["result"]
+    if not record.get("complete", True):
+        scores = ", ".join(f"player_{p} {v}" for p, v in enumerate(result["scores"]))
+        print_fn(f"\nThe game was left here, in round {result['rounds']} (a partial record). Scores: {scores}")
+        print_fn("replay verified: the position is identical to the recorded one")
+        return 0
     print_fn("\nFinal ranking:")
     order = sorted(range(len(result["ranking"])), key=lambda p: (result["ranking"][p], p))
     for p in order:

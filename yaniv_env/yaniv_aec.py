@@ -117,7 +117,7 @@ from . import engine
 from .core.aec import CardGameEnv, FastDiscrete, place_reward, wrap
 from .engine import GAME_OVER, ROUND_OVER
 from .observation import ObservationLayout, StateLayout
-from .render import render_table
+from .render import render_table, round_result_line
 from .rules import get_rules
 
 EPISODES = ("game", "round")
@@ -187,7 +187,8 @@ class raw_env(CardGameEnv):
                 for p in ending:
                     self.rewards[agents[p]] += place_reward(places[p], n)
         truncated = (self.episode == "round" and rr.truncated) or (game_over and g.game_truncated)
-        event = f"round over: {rr.reason}, winners {[agents[p] for p in rr.winners]}, scores {rr.scores}"
+        scores = ", ".join(f"{agents[p]} {rr.scores[p]}" for p in range(n))
+        event = f"round over: {round_result_line(rr)}; scores {scores}"
         for p in live:
             self.infos[agents[p]] = {"round_result": rr}
         if episode_over:
