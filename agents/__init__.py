@@ -54,15 +54,21 @@ def make(name: str, seed: int | None = None, **options) -> Policy:
     """A new agent by name, with its own generator seeded by ``seed``. A name that is a
     path to a saved model (``.zip``) loads it, as :func:`load` does."""
     if name not in _REGISTRY:
-        if name.endswith(".zip"):
+        if name.endswith((".zip", ".safetensors")):
             return load(name, seed=seed, **options)
-        raise ValueError(f"unknown agent {name!r}; agents: {', '.join(names())} (or a path to a .zip model)")
+        raise ValueError(
+            f"unknown agent {name!r}; agents: {', '.join(names())} (or a path to a .zip or .safetensors model)"
+        )
     return _factory(name)(seed=seed, **options)
 
 
 def load(path: str, seed: int | None = None, **options) -> Policy:
-    """A trained model (a checkpoint written by ``yaniv train``) as an agent."""
-    from .trained import load as _load
+    """A trained model (a checkpoint written by ``yaniv train``, or a ``.safetensors`` play
+    file: :mod:`agents.play_file`) as an agent."""
+    if str(path).endswith(".safetensors"):
+        from .play_file import load as _load
+    else:
+        from .trained import load as _load
 
     return _load(path, seed=seed, **options)
 

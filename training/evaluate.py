@@ -191,7 +191,7 @@ def _entrants(entrants: Sequence[EntrantSpec]) -> tuple[list[str], list]:
     for e in entrants:
         if isinstance(e, str):
             spec = e.strip()
-            label = Path(spec).stem if spec.endswith(".zip") else spec
+            label = Path(spec).stem if spec.endswith((".zip", ".safetensors")) else spec
         elif isinstance(e, (tuple, list)) and len(e) == 2 and isinstance(e[0], str):
             label, spec = e[0], e[1]
             if not (isinstance(spec, str) or callable(spec)):
@@ -427,12 +427,14 @@ def _progress_bar(total: int, enabled: bool, desc: str):
 
 
 def _run_jobs(
-    specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc="yaniv eval"
+    specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc="yaniv eval", executor=None
 ) -> list[GameRecord]:
+    """The games of ``jobs``, in order: here (``workers`` 1), in a process pool, or by
+    ``executor`` (a ``concurrent.futures.Executor``, e.g. ``training.rllib.shards.RayExecutor``)."""
     total = sum(len(job[3]) for job in jobs)
     bar = _progress_bar(total, progress, desc)
     try:
-        if workers <= 1:
+        if workers <= 1 and executor is None:
             runner = _Runner(specs, labels, rules, n, episode)
             records: list[GameRecord] = []
             for job in jobs:
@@ -446,7 +448,7 @@ def _run_jobs(
         common = (uuid.uuid4().hex, specs, labels, rules, n, episode, record_until)
         results: list[list[GameRecord] | None] = [None] * len(chunks)
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
+        with executor or ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
             futures = {pool.submit(_run_chunk, common, chunk): i for i, chunk in enumerate(chunks)}
             try:
                 for fut in as_completed(futures):
@@ -935,12 +937,13 @@ def _rotations(base: tuple[int, ...]) -> list[int]:
 
 
 def _finish(
-    kind, labels, specs, rules, n, episode, seed, duplicate, seeds, jobs, workers, progress, save_replays, replays
-):
+    kind, labels, specs, rules, n, episode, seed, duplicate, seeds, jobs, workers, progress, save_replays, replays,
+    executor=None,
+):  # fmt: skip
     start = time.perf_counter()
     record_until = replays if save_replays else 0
     desc = f"{game_of(rules).name} {kind}"
-    records = _run_jobs(specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc=desc)
+    records = _run_jobs(specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc, executor)
     paths = []
     if save_replays:
         folder = Path(save_replays)
@@ -1027,19 +1030,23 @@ def evaluate(
     save_replays: str | Path | None = None,
     replays: int = 3,
     game: str | None = None,
+    executor=None,
 ) -> EvalResult:
     """Play about ``games`` games between ``entrants`` and measure them (see the module
     docstring). Up to ``num_players`` entrants share one table, seated cyclically; more
     entrants are spread over every pairing (2 seats) or random tables, as in :func:`league`
     (without the ratings; ``matchups`` gives the head-to-head results). ``game``:
-    ``"yaniv"`` or ``"pis_yedili"`` (default: the game of a rules object, else Yaniv)."""
+    ``"yaniv"`` or ``"pis_yedili"`` (default: the game of a rules object, else Yaniv).
+    ``executor``: a ``concurrent.futures.Executor`` that plays the shards instead of the
+    process pool (``yaniv eval --ray``: :class:`training.rllib.shards.RayExecutor`); the
+    results are the same."""
     rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
     labels, specs = _entrants(entrants)
     _check_entrants(labels, specs, rules, workers)
     seeds, jobs = _schedule(len(specs), num_players, games, seed, duplicate)
     return _finish(
         "evaluation", labels, specs, rules, num_players, episode, seed, duplicate, seeds, jobs, workers, progress,
-        save_replays, replays,
+        save_replays, replays, executor,
     )  # fmt: skip
 
 
@@ -1058,6 +1065,7 @@ def league(
     save_replays: str | Path | None = None,
     replays: int = 3,
     game: str | None = None,
+    executor=None,
 ) -> EvalResult:
     """A league: about ``games`` games in all between every pairing of entrants (2 seats)
     or random tables (more seats), with OpenSkill ratings and, with ``rating="002"`` (Yaniv
@@ -1074,7 +1082,7 @@ def league(
     seeds, jobs = _schedule(len(specs), num_players, games, seed, duplicate)
     result = _finish(
         "league", labels, specs, rules, num_players, episode, seed, duplicate, seeds, jobs, workers, progress,
-        save_replays, replays,
+        save_replays, replays, executor,
     )  # fmt: skip
     result.rating = rating
     result.ratings = ratings_openskill(result.records, labels)
@@ -1104,6 +1112,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of rotating the seats")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="play the shards as Ray tasks: on a local Ray instance, or on the cluster at ADDRESS (auto or "
+        "HOST:PORT); same results as --workers (needs the [rllib] extra)",
+    )
+    p.add_argument(
         "--episode", default="game", choices=("game", "round", "deal"), help="whole games or single rounds (deals)"
     )
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
@@ -1130,6 +1146,11 @@ def main(argv: list[str] | None = None) -> int:
         game=args.game,
     )
     try:
+        if args.ray is not None:
+            from training.rllib.shards import RayExecutor
+
+            common["executor"] = executor = RayExecutor(args.ray or None, num_cpus=max(1, args.workers))
+            common["workers"] = max(args.workers, executor.cpus)
         if args.league or args.rating:
             result = league(entrants, rating=args.rating or "openskill", **common)
         else:

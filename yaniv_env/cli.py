@@ -12,6 +12,7 @@ import sys
 
 COMMANDS = {
     "train": ("training.train", "train an agent (MaskablePPO, self-play league)"),
+    "train-rllib": ("training.rllib.train", "train with RLlib on Ray (multi-agent PPO self-play; [rllib] extra)"),
     "eval": ("training.evaluate", "evaluate agents against each other with confidence intervals"),
     "play": ("yaniv_env.play", "play in the terminal against agents"),
     "replay": ("yaniv_env.replay", "replay a recorded game step by step"),
@@ -24,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         print("usage: yaniv {" + ",".join(COMMANDS) + "} [options]\n")
         for name, (_, help_text) in COMMANDS.items():
-            print(f"  {name:<8}{help_text}")
+            print(f"  {name:<13}{help_text}")
         if argv and argv[0] not in ("-h", "--help"):
             print(f"\nunknown command {argv[0]!r}", file=sys.stderr)
             return 2
