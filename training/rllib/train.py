@@ -428,6 +428,7 @@ LIFETIME_STEPS = "num_env_steps_sampled_lifetime"
 
 def train(args: Args, given: set[str] | None = None) -> int:
     given = given or set()
+    require_ray()
     meta = None
     if args.resume:
         args, run_dir, meta = _resume(args, given)
