@@ -22,10 +22,10 @@ class RayExecutor(Executor):
     ``num_cpus``), ``"auto"`` or ``HOST:PORT`` of a running cluster's head."""
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None):
-        from training.rllib.train import connect
+        from training.rllib.train import connect, require_ray
 
+        self._started_here = not require_ray().is_initialized()  # leave a caller's Ray session alone
         self._ray = connect(address, num_cpus)
-        self._started_here = True
         self._remote = self._ray.remote(num_cpus=1, max_retries=0)(_call)
 
     @property
