@@ -103,27 +103,21 @@ def _actor(network: dict, path: str):
     return Actor()
 
 
-def load(
-    path: str | os.PathLike,
-    seed: int | None = None,
-    rules=None,
-    deterministic: bool = True,
-    num_players: int | None = None,
-    torch_threads: int | None = 1,
-    game: str | None = None,
-    **_: object,
-):
-    """A play file as an agent (:class:`agents.trained.TrainedAgent`); ``game``, ``rules``
-    and ``num_players``, when given, must be the ones it was trained for (``ValueError``
-    naming the difference, as for checkpoints)."""
+def load(path: str | os.PathLike, seed: int | None = None, deterministic: bool = True, **options):
+    """A play file as an agent (:class:`agents.trained.TrainedAgent`). The options are those
+    of :func:`agents.trained.load`: ``game``, ``rules`` and ``num_players``, when given, must
+    be the ones it was trained for (``ValueError`` naming the difference, as for
+    checkpoints); ``torch_threads`` (default 1) is applied with ``torch.set_num_threads``."""
     import torch
 
     from .trained import TrainedAgent, check_metadata
 
-    if torch_threads is not None:
-        torch.set_num_threads(int(torch_threads))
+    threads = options.get("torch_threads", 1)
+    if threads is not None:
+        torch.set_num_threads(int(threads))
     meta, tensors = read(path)
-    trained = check_metadata(meta, rules=rules, num_players=num_players, path=str(path), game=game)
+    checks = {k: options.get(k) for k in ("rules", "num_players", "game")}
+    trained = check_metadata(meta, path=str(path), **checks)
     network = meta.get("network")
     actor = _actor(network, str(path))
     if (network["observation_size"], network["num_actions"]) != (meta["observation"]["size"], meta["actions"]["size"]):

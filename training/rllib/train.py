@@ -46,33 +46,31 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
+from training import train as sb3_train
 from training.train import _field_docs
+
+#: Options of ``yaniv train`` (:class:`training.train.Args`) that mean the same here: same
+#: names, types, defaults and help.
+SHARED = (
+    "rules", "num_players", "episode", "reward", "turn_limit", "seed", "minutes", "batch_size", "n_epochs", "gamma",
+    "gae_lambda", "clip_range", "ent_coef", "vf_coef", "max_grad_norm", "net_arch", "activation", "output_dir",
+)  # fmt: skip
 
 
 @dataclass
-class Args:
+class RLlibOptions:
+    """The options of ``yaniv train-rllib`` besides :data:`SHARED`."""
+
     game: str = "yaniv"
-    """The game: ``yaniv`` or ``pis_yedili``."""
-    rules: str = "standard"
-    """Rules preset of the game."""
-    num_players: int = 2
-    """Players at the table (2-5 for Yaniv)."""
+    """The game: ``yaniv`` or ``pis_yedili`` (give its baselines in --opponents)."""
     opponents: str = "self"
     """Who holds the seats besides one seat of the learning policy, drawn per seat and
     episode: a mix such as ``self:2,heuristic:1`` (``self``: the shared policy, i.e.
     self-play; other names: ``agents.make`` baselines playing inside the environment)."""
-    episode: str = "round"
-    """Training episodes: ``round`` or ``game`` (Pis Yedili: ``deal`` or ``game``)."""
-    reward: str = "score_outcome"
-    """Reward scheme of the environment."""
-    turn_limit: int | None = None
-    """Turns before a round is a draw (default: the rules' own)."""
-    seed: int = 1
-    """Seed of RLlib (weights, sampling) and of the environments."""
     total_timesteps: int = 1_000_000
     """Environment steps (decisions of the policy's seats) to train for, over resumes."""
-    minutes: float | None = None
-    """Wall-clock budget in minutes (summed over resumes); stops at whichever comes first."""
+    learning_rate: float = 3e-4
+    """Adam learning rate (from scratch: there is no imitation warm start here)."""
     address: str | None = None
     """Join a running Ray cluster (``auto``, or ``HOST:PORT`` of its head); default: start
     Ray on this machine."""
@@ -84,39 +82,34 @@ class Args:
     """Environments stepped together in each env runner (batched forward passes)."""
     rollout_steps: int = 4000
     """Environment steps collected per training iteration (RLlib's train batch)."""
-    batch_size: int = 256
-    """PPO minibatch size."""
-    n_epochs: int = 4
-    """PPO epochs over each iteration's batch."""
-    learning_rate: float = 3e-4
-    """Adam learning rate."""
-    gamma: float = 0.995
-    """Discount factor."""
-    gae_lambda: float = 0.95
-    """GAE lambda."""
-    clip_range: float = 0.2
-    """PPO clipping range."""
-    ent_coef: float = 0.01
-    """Entropy bonus coefficient."""
-    vf_coef: float = 0.5
-    """Value loss coefficient."""
-    max_grad_norm: float = 0.5
-    """Gradient clipping norm."""
-    net_arch: str = "256,256"
-    """Hidden layer sizes of the policy and value networks (separate networks)."""
-    activation: str = "relu"
-    """Activation of the hidden layers: ``relu`` or ``tanh``."""
     checkpoint_every: int = 50_000
     """Write checkpoints/latest every this many timesteps (and at the end)."""
     torch_threads: int = 1
-    """torch.set_num_threads in the driver (the learner) and the env runners."""
-    output_dir: str = "runs"
-    """Where run directories are created."""
+    """torch.set_num_threads in the driver, where the learner runs."""
     run_name: str | None = None
     """Run directory name (default: ``rllib_{rules}_{n}p__{seed}__{timestamp}``)."""
     resume: str | None = None
     """Continue the run in this directory from its last checkpoint, with its arguments (only
     the budget, the Ray options and --checkpoint-every may change)."""
+
+
+def _make_args() -> type:
+    """The ``Args`` dataclass: :data:`SHARED` fields of ``yaniv train``, then :class:`RLlibOptions`."""
+    hints = {**typing.get_type_hints(sb3_train.Args), **typing.get_type_hints(RLlibOptions)}
+    shared = {f.name: f.default for f in dataclasses.fields(sb3_train.Args) if f.name in SHARED}
+    own = {f.name: f.default for f in dataclasses.fields(RLlibOptions)}
+    specs = [(name, hints[name], dataclasses.field(default=default)) for name, default in {**shared, **own}.items()]
+    cls = dataclasses.make_dataclass("Args", specs)
+    cls.__module__ = __name__
+    cls.__doc__ = "The arguments of ``yaniv train-rllib`` (``--help`` lists them with their help)."
+    return cls
+
+
+Args = _make_args()
+
+
+def _docs() -> dict[str, str]:
+    return {**_field_docs(sb3_train.Args), **_field_docs(RLlibOptions)}
 
 
 #: Options that may differ when resuming.
@@ -137,11 +130,11 @@ class ConfigError(ValueError):
     """Arguments that cannot run (a one-line message for the command line)."""
 
 
-def parse_args(argv: list[str] | None = None) -> tuple[Args, set[str]]:
+def parse_args(argv: list[str] | None = None) -> tuple:
     """The arguments and the names given on the command line."""
     argv = sys.argv[1:] if argv is None else list(argv)
     hints = typing.get_type_hints(Args)
-    docs = _field_docs(Args)
+    docs = _docs()
 
     def parser(suppress: bool) -> argparse.ArgumentParser:
         p = argparse.ArgumentParser(
@@ -206,7 +199,7 @@ def connect(address: str | None, num_cpus: int | None = None):
     return ray
 
 
-def rules_of(args: Args):
+def rules_of(args):
     from yaniv_env.games import get_game
 
     try:
@@ -218,7 +211,7 @@ def rules_of(args: Args):
     return rules
 
 
-def model_config(args: Args) -> dict:
+def model_config(args) -> dict:
     try:
         arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
     except ValueError:
@@ -230,7 +223,7 @@ def model_config(args: Args) -> dict:
     return {"net_arch": arch, "activation": args.activation}
 
 
-def env_config(args: Args) -> dict:
+def env_config(args) -> dict:
     return {
         "game": args.game,
         "rules": args.rules,
@@ -243,7 +236,7 @@ def env_config(args: Args) -> dict:
     }
 
 
-def validate(args: Args) -> None:
+def validate(args) -> None:
     """Everything that can be checked before Ray starts (builds one environment)."""
     from training.rllib.env import YanivMultiAgentEnv
 
@@ -261,7 +254,7 @@ def validate(args: Args) -> None:
 
 
 # -- the algorithm --------------------------------------------------------------------------
-def ppo_config(args: Args):
+def ppo_config(args):
     """RLlib's ``PPOConfig`` for ``args`` (new API stack, one shared masked module)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -322,7 +315,7 @@ def _shared_policy(agent_id, episode, **kwargs) -> str:
 class Run:
     """A run directory: arguments, metadata, checkpoints (swapped in atomically), logs."""
 
-    def __init__(self, args: Args, run_dir: Path, meta: dict | None):
+    def __init__(self, args, run_dir: Path, meta: dict | None):
         self.args = args
         self.dir = run_dir
         self.rules = rules_of(args)
@@ -380,7 +373,7 @@ class Run:
         (self.dir / "run.json").write_text(json.dumps(status, indent=1) + "\n")
 
 
-def _resume(args: Args, given: set[str]) -> tuple[Args, Path, dict]:
+def _resume(args, given: set[str]) -> tuple:
     run_dir = Path(args.resume)
     latest = run_dir / "checkpoints" / "latest"
     if not (latest / "yaniv_rllib.json").is_file() or not (run_dir / "args.json").is_file():
@@ -411,8 +404,9 @@ def _flat(prefix: str, d, out: dict) -> dict:
     return out
 
 
-#: The columns of progress.csv after ``timesteps`` and ``steps_per_second`` (sampling):
-#: name -> key in RLlib's flattened result.
+#: The columns of progress.csv after ``timesteps`` and ``steps_per_second`` (the iteration's
+#: steps over its wall-clock time): name -> key in RLlib's flattened result (its timers are
+#: moving averages).
 PROGRESS = {
     "iteration_seconds": "time_this_iter_s",
     "sample_seconds": "timers/env_runner_sampling_timer",
@@ -426,7 +420,7 @@ PROGRESS = {
 LIFETIME_STEPS = "num_env_steps_sampled_lifetime"
 
 
-def train(args: Args, given: set[str] | None = None) -> int:
+def train(args, given: set[str] | None = None) -> int:
     given = given or set()
     require_ray()
     meta = None
@@ -471,7 +465,7 @@ def train(args: Args, given: set[str] | None = None) -> int:
         ray.shutdown()
 
 
-def _loop(args: Args, run: Run, algo) -> bool:
+def _loop(args, run: Run, algo) -> bool:
     """Train until the step or time budget; True when a budget was reached (not interrupted)."""
     from torch.utils.tensorboard import SummaryWriter
 
@@ -499,7 +493,7 @@ def _loop(args: Args, run: Run, algo) -> bool:
                 rllib_steps = lifetime
                 run.meta["timesteps"] += steps
                 run.meta["rllib_steps"] = lifetime
-                rate = steps / max(result.get(PROGRESS["sample_seconds"], 0.0), 1e-9)
+                rate = steps / max(result.get(PROGRESS["iteration_seconds"], 0.0), 1e-9)  # sampling + learning
                 run.meta["elapsed_seconds"] = base_elapsed + time.perf_counter() - start
                 for key, value in result.items():
                     if key.startswith(("env_runners/", "learners/", "timers/")):
@@ -509,7 +503,7 @@ def _loop(args: Args, run: Run, algo) -> bool:
                 mean_return = result.get(PROGRESS["episode_return_mean"], float("nan"))
                 print(
                     f"iteration {run.meta['iterations']}: {run.meta['timesteps']} steps, "
-                    f"{rate:.0f} steps/s sampling, return {mean_return:+.3f}"
+                    f"{rate:.0f} steps/s, return {mean_return:+.3f}"
                 )
                 if run.meta["timesteps"] >= next_checkpoint:
                     run.save(algo)
