@@ -1,8 +1,8 @@
-"""The ``yaniv`` command line: ``yaniv train | eval | play | replay | bench``.
+"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | bench``.
 
 Each subcommand lives in its own module and takes the rest of the arguments:
-``training.train``, ``training.evaluate``, ``yaniv_env.play``, ``yaniv_env.replay``,
-``yaniv_env.bench``.
+``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
+``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.bench``.
 """
 
 from __future__ import annotations
