@@ -1,3 +1,4 @@
+import importlib.util
 import os
 
 import pytest
@@ -10,6 +11,11 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    if importlib.util.find_spec("ray") is None:
+        no_ray = pytest.mark.skip(reason="rllib: Ray is not installed (pip install -e '.[rllib]')")
+        for item in items:
+            if "rllib" in item.keywords:
+                item.add_marker(no_ray)
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")

@@ -1,9 +1,9 @@
-"""The ``yaniv`` command line: ``yaniv train | eval | play | replay | bench``.
+"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | bench``.
 
 Each subcommand lives in its own module and takes the rest of the arguments:
-``training.train``, ``training.evaluate``, ``yaniv_env.play``, ``yaniv_env.replay``,
-``yaniv_env.bench``; ``yaniv <command> --help`` lists a command's options and ``yaniv --version``
-prints the package version.
+``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
+``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.bench``; ``yaniv <command> --help`` lists
+a command's options and ``yaniv --version`` prints the package version.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 
 COMMANDS = {
     "train": ("training.train", "train an agent (MaskablePPO, self-play league)"),
+    "train-rllib": ("training.rllib.train", "train with RLlib on Ray (multi-agent PPO self-play; [rllib] extra)"),
     "eval": ("training.evaluate", "evaluate agents against each other with confidence intervals"),
     "play": ("yaniv_env.play", "play in the terminal against agents"),
     "replay": ("yaniv_env.replay", "replay a recorded game step by step"),
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
         print("usage: yaniv {" + ",".join(COMMANDS) + "} [options]\n       yaniv --version\n")
         for name, (_, help_text) in COMMANDS.items():
-            print(f"  {name:<8}{help_text}")
+            print(f"  {name:<13}{help_text}")
         print("\nEach command has its own options: yaniv <command> --help")
         if argv and argv[0] not in ("-h", "--help"):
             print(f"\nunknown command {argv[0]!r}", file=sys.stderr)

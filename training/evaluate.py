@@ -107,12 +107,12 @@ __all__ = [
 
 def _finish(
     kind, labels, specs, rules, n, episode, seed, duplicate, seeds, jobs, workers, progress, save_replays, replays,
-    desc=None,
+    desc=None, executor=None,
 ):  # fmt: skip
     start = time.perf_counter()
     record_until = replays if save_replays else 0
     desc = desc or f"{game_of(rules).name} {kind}"
-    records = run_jobs(specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc=desc)
+    records = run_jobs(specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc, executor)
     paths = []
     if save_replays:
         folder = Path(save_replays)
@@ -186,6 +186,7 @@ def evaluate(
     replays: int = 3,
     game: str | None = None,
     desc: str | None = None,
+    executor=None,
 ) -> EvalResult:
     """Play ``games`` games between ``entrants`` and measure them (see the module
     docstring). ``games`` must be a multiple of :func:`training.runner.game_multiple` (whole
@@ -193,7 +194,10 @@ def evaluate(
     bar. Up to ``num_players`` entrants share one table, seated cyclically; more
     entrants are spread over every pairing (2 seats) or random tables, as in :func:`league`
     (without the ratings; ``matchups`` gives the head-to-head results). ``game``:
-    ``"yaniv"`` or ``"pis_yedili"`` (default: the game of a rules object, else Yaniv)."""
+    ``"yaniv"`` or ``"pis_yedili"`` (default: the game of a rules object, else Yaniv).
+    ``executor``: a ``concurrent.futures.Executor`` that plays the shards instead of the
+    process pool (``yaniv eval --ray``: :class:`training.rllib.shards.RayExecutor`); the
+    results are the same."""
     rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
     labels, specs = parse_entrants(entrants)
     _check_schedule("evaluation", specs, num_players, games, duplicate)
@@ -201,7 +205,7 @@ def evaluate(
     seeds, jobs = schedule(len(specs), num_players, games, seed, duplicate)
     return _finish(
         "evaluation", labels, specs, rules, num_players, episode, seed, duplicate, seeds, jobs, workers, progress,
-        save_replays, replays, desc,
+        save_replays, replays, desc, executor,
     )  # fmt: skip
 
 
@@ -220,11 +224,12 @@ def league(
     save_replays: str | Path | None = None,
     replays: int = 3,
     game: str | None = None,
+    executor=None,
 ) -> EvalResult:
     """A league: ``games`` games in all (a multiple of :func:`training.runner.game_multiple`)
     between every pairing of entrants (2 seats) or random tables (more seats), with
     OpenSkill ratings and, with ``rating="002"`` (Yaniv only), the 002 player rating as well
-    (the table is then sorted by it)."""
+    (the table is then sorted by it). ``executor``: as in :func:`evaluate`."""
     if rating not in ("openskill", "002"):
         raise ValueError(f"rating must be 'openskill' or '002', got {rating!r}")
     rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
@@ -236,7 +241,7 @@ def league(
     seeds, jobs = schedule(len(specs), num_players, games, seed, duplicate)
     result = _finish(
         "league", labels, specs, rules, num_players, episode, seed, duplicate, seeds, jobs, workers, progress,
-        save_replays, replays,
+        save_replays, replays, None, executor,
     )  # fmt: skip
     result.rating = rating
     result.ratings = ratings_openskill(result.records, labels)
@@ -271,6 +276,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of rotating the seats")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="play the shards as Ray tasks: on a local Ray instance, or on the cluster at ADDRESS (auto or "
+        "HOST:PORT); same results as --workers (needs the [rllib] extra)",
+    )
+    p.add_argument(
         "--episode", default="game", choices=("game", "round", "deal"), help="whole games or single rounds (deals)"
     )
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
@@ -297,6 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         game=args.game,
     )
     try:
+        if args.ray is not None:
+            from training.rllib.shards import RayExecutor
+
+            common["executor"] = executor = RayExecutor(args.ray or None, num_cpus=max(1, args.workers))
+            common["workers"] = max(args.workers, executor.cpus)
         if args.league or args.rating:
             result = league(entrants, rating=args.rating or "openskill", **common)
         else:

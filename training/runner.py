@@ -300,12 +300,15 @@ def _run_chunk(common: tuple, jobs: list[tuple]) -> list[GameRecord]:
 
 
 def run_jobs(
-    specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc="yaniv eval"
+    specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc="yaniv eval", executor=None
 ) -> list[GameRecord]:
+    """The games of ``jobs``, in order: here (``workers`` 1), in a process pool, or by
+    ``executor`` (a ``concurrent.futures.Executor``, e.g. ``training.rllib.shards.RayExecutor``);
+    the shards and so the results are the same."""
     total = sum(len(job[3]) for job in jobs)
     bar = progress_bar(total, progress, desc, "games")
     try:
-        if workers <= 1:
+        if workers <= 1 and executor is None:
             runner = _Runner(specs, labels, rules, n, episode)
             records: list[GameRecord] = []
             for job in jobs:
@@ -319,7 +322,7 @@ def run_jobs(
         common = (uuid.uuid4().hex, specs, labels, rules, n, episode, record_until)
         results: list[list[GameRecord] | None] = [None] * len(chunks)
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
+        with executor or ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:
             futures = {pool.submit(_run_chunk, common, chunk): i for i, chunk in enumerate(chunks)}
             try:
                 for fut in as_completed(futures):
