@@ -74,7 +74,7 @@ def test_play_file_plays_checks_rules_and_never_imports_ray(tmp_path):
     path = _random_play_file(tmp_path / "p.safetensors")
     code = f"""
 import sys
-import yaniv_env, agents, training, training.rllib, training.evaluate, training.train, yaniv_env.cli
+import yaniv_env, agents, training, training.rllib, training.evaluate, training.train, training.cli
 from training.evaluate import evaluate
 bot = agents.load({str(path)!r})
 res = evaluate([{str(path)!r}, "random"], num_players=2, games=4, episode="round", seed=1)
@@ -110,7 +110,7 @@ def test_play_file_corrupt_is_refused(tmp_path):
 )
 def test_missing_extra_is_one_line(argv, tmp_path):
     """Without Ray (hidden here), both Ray commands end with one line naming the extra."""
-    code = "import sys; sys.modules['ray'] = None; from yaniv_env.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; sys.modules['ray'] = None; from training.cli import main; sys.exit(main(sys.argv[1:]))"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
         [sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=tmp_path, timeout=120, env=env

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from training import train as sb3_train
-from training.train import _field_docs
+from training.config import field_docs
 
 #: Options of ``yaniv train`` (:class:`training.train.Args`) that mean the same here: same
 #: names, types, defaults and help.
@@ -109,7 +109,7 @@ Args = _make_args()
 
 
 def _docs() -> dict[str, str]:
-    return {**_field_docs(sb3_train.Args), **_field_docs(RLlibOptions)}
+    return {**field_docs(sb3_train.Args), **field_docs(RLlibOptions)}
 
 
 #: Options that may differ when resuming.
