@@ -337,7 +337,7 @@ def _snapshot(raw):
         list(g.stock),
         list(g.discard),
         (g.top, g.suit, g.pending_sevens, g.direction, g.phase, g.current, g.drawn, g.deal_turns, g.decisions),
-        repr(g.rng.bit_generator.state),
+        (g.key, g.reshuffles),
         raw.agent_selection,
         dict(raw.rewards),
         dict(raw._cumulative_rewards),
