@@ -204,7 +204,9 @@ def play_checked(rules, seed: int, policy_seed: int, view_every: int = 0, call_b
     g = np.random.default_rng(policy_seed)
     deck = deck_of(rules)
     n = rules.num_players
-    max_decisions = rules.turn_limit * 4 + 2 * n + 2  # per round: discard, draw, slam, blast per turn; asaf
+    # per round: discard, draw and slam per turn, a Blast window that every other seat may
+    # answer (private windows) after each turn and after the deal, and the Asaf answers
+    max_decisions = (rules.turn_limit + 1) * (3 + n - 1) + 2 * n + 2
     rounds = 1
     decisions = 0
     stats = Counter()

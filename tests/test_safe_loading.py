@@ -242,3 +242,24 @@ def test_weights_that_do_not_fit_the_network_are_refused(tmp_path):
     path.write_bytes(play_format.play_bytes({**meta, "format_version": 99}, weights))
     with pytest.raises(ValueError, match="play format 99, newer"):
         agents.load(str(path))
+
+
+def test_command_line_trust_flag(tiny_checkpoint, capsys):
+    """``yaniv eval`` and ``yaniv play`` refuse a .zip checkpoint with a message naming
+    --trust, and load it when given --trust."""
+    from training.cli import main as yaniv
+
+    path = str(tiny_checkpoint)
+    assert yaniv(["eval", "--agents", f"{path},random", "--games", "2", "--quiet"]) == 2
+    assert "--trust" in capsys.readouterr().err
+    assert yaniv(["eval", "--agents", f"{path},random", "--games", "2", "--quiet", "--trust"]) == 0
+    assert Path(path).stem in capsys.readouterr().out
+
+    from yaniv_env.play import main as play
+
+    out: list[str] = []
+    assert play(["--opponents", path, "--seed", "1"], input_fn=lambda _: "q", print_fn=out.append) == 2
+    assert "--trust" in out[-1]
+    out.clear()
+    assert play(["--opponents", path, "--seed", "1", "--trust"], input_fn=lambda _: "q", print_fn=out.append) == 0
+    assert out[-1] == "You left the game."

@@ -45,6 +45,7 @@ rating functions...) are re-exported.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from collections.abc import Sequence
@@ -63,6 +64,7 @@ from training.runner import (
     check_entrants,
     deal_seeds,
     game_count_problem,
+    load_trusted,
     parse_entrants,
     run_jobs,
     schedule,
@@ -294,8 +296,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--save-replays", metavar="DIR", help="save the first games as replays (yaniv replay FILE)")
     p.add_argument("--replays", type=int, default=3, help="how many games --save-replays keeps (default 3)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="also load .zip training checkpoints, whose reading unpickles and can run code: only files you made "
+        "yourself or trust (.safetensors play files never need it)",
+    )
     args = p.parse_args(argv)
     entrants = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if args.trust:
+        entrants = [(Path(e).stem, functools.partial(load_trusted, e)) if e.endswith(".zip") else e for e in entrants]
     common = dict(
         rules=args.rules,
         num_players=args.players,

@@ -104,6 +104,14 @@ def parse_entrants(entrants: Sequence[EntrantSpec]) -> tuple[list[str], list]:
     return labels, specs
 
 
+def load_trusted(path: str, seed: int, rules: Rules):
+    """The model at ``path`` as an agent, read even if reading it unpickles (``yaniv eval
+    --trust``): for training checkpoints you made yourself."""
+    import agents
+
+    return agents.load(path, seed=seed, rules=rules, trusted=True)
+
+
 def build_agent(spec, seed: int, rules: Rules):
     if isinstance(spec, str):
         import agents

@@ -154,12 +154,14 @@ def play(
     record: str | None = None,
     *,
     turn_limit: int | None = None,
+    trust: bool = False,
     input_fn: Callable[[str], str] = input,
     print_fn: Callable[..., None] = print,
 ) -> int:
-    """Play one game at ``seat`` against ``opponents`` (agent names, ``.zip`` paths or
-    policy objects, seated in order at the other seats). Returns the exit code: 0 (game
-    over, or left with ``q`` / end of input), 130 (Ctrl-C) or 2 (bad arguments)."""
+    """Play one game at ``seat`` against ``opponents`` (agent names, model paths or policy
+    objects, seated in order at the other seats; ``.zip`` checkpoints only with ``trust``).
+    Returns the exit code: 0 (game over, or left with ``q`` / end of input), 130 (Ctrl-C) or
+    2 (bad arguments)."""
     from .core.policies import make_policy
     from .yaniv_aec import raw_env
 
@@ -185,7 +187,8 @@ def play(
     for s, spec in zip(others, opponents, strict=True):
         if isinstance(spec, str):
             try:
-                policies[s] = make_policy(spec, seed=agent_seed(seed, s), rules=rules)
+                options = {"trusted": True} if trust and spec.endswith(".zip") else {}
+                policies[s] = make_policy(spec, seed=agent_seed(seed, s), rules=rules, **options)
             except ValueError as e:
                 print_fn(f"yaniv play: {e}")
                 return 2
@@ -328,13 +331,19 @@ def main(
     """``yaniv play``."""
     p = argparse.ArgumentParser(prog="yaniv play", description="Play Yaniv in the terminal against agents.")
     p.add_argument(
-        "--opponents", default="heuristic", help="comma-separated agent names or .zip models (default heuristic)"
+        "--opponents", default="heuristic", help="comma-separated agent names or model files (default heuristic)"
     )
     p.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: random, printed)")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 = player_0 (default)")
     p.add_argument("--record", metavar="FILE", help="save the finished game as a replay")
     p.add_argument("--turn-limit", type=int, default=None, help="turns in a round before it is a draw")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="also load .zip training checkpoints as opponents (reading them unpickles and can run code: only "
+        "files you made yourself or trust)",
+    )
     args = p.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     try:
@@ -345,6 +354,7 @@ def main(
             seat=args.seat,
             record=args.record,
             turn_limit=args.turn_limit,
+            trust=args.trust,
             input_fn=input_fn,
             print_fn=print_fn,
         )
