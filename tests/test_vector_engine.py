@@ -10,6 +10,7 @@ rankings must be equal. The million-game check of the README runs with
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 
 from yaniv_env import engine
 from yaniv_env.core import seeding
-from yaniv_env.rules import PRESETS, get_rules
+from yaniv_env.rules import PRESETS, Rules, get_rules
 from yaniv_env.vector import BatchedYaniv, round_rewards
 from yaniv_env.vector import kernels as K
 from yaniv_env.vector.verify import scalar_game, verify
@@ -41,8 +42,18 @@ def test_random_and_greedy_games_match_the_scalar_engine(name, players):
     assert greedy.decisions > 24 * 20
 
 
+# Options of the rules core of issue 14, drawn once the core has them.
+NEW_OPTIONS = {
+    "private_windows": st.booleans(),
+    "slam_joker_on_joker": st.booleans(),
+    "beaten_caller_alone": st.booleans(),
+    "next_leader": st.sampled_from(["winner", "caller"]),
+    "milestone_max": st.sampled_from([None, 100, 200]),
+}
+HAS = {f.name for f in dataclasses.fields(Rules)}
 OPTIONS = st.fixed_dictionaries(
-    {
+    {k: v for k, v in NEW_OPTIONS.items() if k in HAS}
+    | {
         "challenge": st.sampled_from(["reveal", "asaf"]),
         "beaten_winners_score": st.sampled_from(["zero", "hand"]),
         "set_pickup": st.sampled_from(["any", "ends", "top"]),
@@ -66,6 +77,13 @@ OPTIONS = st.fixed_dictionaries(
         "jokers_per_deck": st.integers(0, 3),
     }
 )
+
+
+@pytest.mark.skipif("set_jokers" not in HAS, reason="the rules core has no set_jokers option yet")
+def test_options_not_played_yet_are_refused():
+    for changes in ({"set_jokers": "pair"}, {"run_pickup": "top"}):
+        with pytest.raises(ValueError, match="does not play"):
+            BatchedYaniv(get_rules("standard").replace(**changes), num_envs=1, seed=0)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -166,6 +184,22 @@ def test_round_rewards_follow_the_environment_schemes():
 def test_importing_the_core_does_not_import_numba():
     code = "import sys, yaniv_env, yaniv_env.engine; assert 'numba' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_bench_reports_batched_rows_next_to_the_scalar_engine(capsys):
+    import json
+
+    from yaniv_env import bench
+
+    assert bench.main(["--seconds", "0.05", "--presets", "seven", "--no-env", "--no-pis", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["batched"]
+    assert result["preset"] == "standard" and result["scalar_turns_per_s"] > 0
+    sizes = {(r["batch"], r["threads"]) for r in result["runs"].values()}
+    assert sizes == {(b, t) for b in (1, 64, 1024) for t in (1, 2)}
+    assert all(r["turns_per_s"] > 0 and r["decisions"] >= r["turns"] for r in result["runs"].values())
+    assert 0 < result["memory_B1024"]["state_masks_observations_mb"] < 500
+    assert bench.main(["--seconds", "0.05", "--presets", "seven", "--no-env", "--no-pis", "--no-batched"]) == 0
+    assert "batched" not in capsys.readouterr().out
 
 
 @pytest.mark.slow

@@ -22,8 +22,9 @@ _compile_seconds: float | None = None
 
 
 def compile_seconds() -> float:
-    """Seconds the first use of the kernels took in this process (compiling them, or reading
-    them from Numba's cache): the kernels run once on a tiny batch to find out."""
+    """Seconds the first use of :class:`BatchedYaniv`'s kernels took in this process
+    (compiling them, or reading them from Numba's cache): they run once on a tiny batch to
+    find out."""
     global _compile_seconds
     if _compile_seconds is None:
         start = time.perf_counter()
@@ -32,10 +33,6 @@ def compile_seconds() -> float:
         eng.observations()
         eng.step(np.flatnonzero(eng.legal_masks()[0])[:1])
         eng.ranking()
-        K.random_play(eng._st, eng._tb, eng._result_arrays(), 1, np.zeros(1, np.uint64), np.zeros((1, 3), np.int64))
-        K.random_play_parallel(
-            eng._st, eng._tb, eng._result_arrays(), 1, np.zeros(1, np.uint64), np.zeros((1, 3), np.int64)
-        )
         _compile_seconds = time.perf_counter() - start
     return _compile_seconds
 

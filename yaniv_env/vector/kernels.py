@@ -36,6 +36,7 @@ from ..core.seeding import DEAL, GOLDEN, LOTS, RESHUFFLE
 from ..engine import ASAF_PHASE, BLAST_PHASE, DISCARD, DRAW, GAME_OVER, ROUND_OVER, SLAM_PHASE
 from .tables import (
     R_ASAF,
+    R_BEATEN_CALLER_ALONE,
     R_BEATEN_ZERO,
     R_BLAST,
     R_CALL_MAX,
@@ -48,9 +49,12 @@ from .tables import (
     R_MAX_RUN_JOKERS,
     R_MILESTONE,
     R_MILESTONE_EVERY,
+    R_MILESTONE_MAX,
     R_MILESTONE_SUBTRACT,
+    R_NEXT_LEADER_CALLER,
     R_PENALTY,
     R_PLAYERS,
+    R_PRIVATE_WINDOWS,
     R_RESHUFFLE,
     R_ROUND_LIMIT,
     R_ROUNDS_PER_PLAYER,
@@ -60,6 +64,7 @@ from .tables import (
     R_SCORE_LIMIT,
     R_SET_PICKUP,
     R_SLAM,
+    R_SLAM_JOKER_ON_JOKER,
     R_SLAM_STOCK_ONLY,
     R_TURN_LIMIT,
 )
@@ -87,8 +92,9 @@ from .tables import (
     G_RESHUFFLES,
     G_BLAST_RANK,
     G_DECISIONS,
+    G_DRAWN_SLAMMABLE,
     NG,
-) = range(22)
+) = range(23)
 
 REASON_YANIV, REASON_EMPTY_HAND, REASON_DRAW = 0, 1, 2
 _PICK_ANY, _PICK_ENDS, _PICK_TOP = 0, 1, 2
@@ -227,12 +233,15 @@ def _set_top_discard(st, tb, b, d):
 
 @njit(cache=True)
 def _deal(st, tb, b):
-    """Deal round ``G_ROUND_INDEX``: the deck in ``standard_deck`` order shuffled by the
-    round's ``DEAL`` stream; one card at a time from the first player, popped from the end
-    of the stock; the next card turned face up."""
+    """Deal round ``G_ROUND_INDEX`` as ``engine``'s contract says: the deck in
+    ``standard_deck`` order shuffled by the round's ``DEAL`` stream; seat ``p`` owns the
+    block of ``hand_size`` cards at positions ``p·H ..`` from the drawing end (the list's
+    end); the next card is turned face up; the blocks of seats out of the game go to the
+    bottom of the stock, in seat order."""
     g, alive, hands, hand_len, known, stock, pile_cnt = st[0], st[2], st[4], st[5], st[6], st[7], st[9]
     R = tb.rules
     n = R[R_PLAYERS]
+    H = R[R_HAND_SIZE]
     m = 0
     for _ in range(R[R_DECKS]):
         for k in range(52):
@@ -245,18 +254,25 @@ def _deal(st, tb, b):
     hands[b, :, :] = 0
     known[b, :, :] = 0
     hand_len[b, :] = 0
-    first = g[b, G_FIRST_PLAYER]
-    for _ in range(R[R_HAND_SIZE]):
-        for i in range(n):
-            p = (first + i) % n
+    out = np.empty(n * H, np.int8)  # the blocks of the seats out, in seat order
+    e = 0
+    for p in range(n):
+        for i in range(m - (p + 1) * H, m - p * H):
             if alive[b, p]:
-                m -= 1
-                hands[b, p, stock[b, m]] += 1
-                hand_len[b, p] += 1
-    m -= 1
-    st[10][b, 0] = stock[b, m]
+                hands[b, p, stock[b, i]] += 1
+            else:
+                out[e] = stock[b, i]
+                e += 1
+        if alive[b, p]:
+            hand_len[b, p] = H
+    rest = m - n * H - 1
+    st[10][b, 0] = stock[b, rest]
+    for i in range(rest - 1, -1, -1):  # the rest moves up above the blocks of the seats out
+        stock[b, i + e] = stock[b, i]
+    for i in range(e):
+        stock[b, i] = out[i]
     g[b, G_TOP_LEN] = 1
-    g[b, G_STOCK_LEN] = m
+    g[b, G_STOCK_LEN] = rest + e
     g[b, G_PILE_LEN] = 0
     pile_cnt[b, :] = 0
     _set_takeable_of_top(st, tb, b)
@@ -267,23 +283,23 @@ def _deal(st, tb, b):
     g[b, G_DRAW_ENDS_ROUND] = 0
     g[b, G_RESHUFFLES] = 0
     g[b, G_DRAWN] = -1
-    g[b, G_CURRENT] = first
-    g[b, G_TURN_PLAYER] = first
+    g[b, G_DRAWN_SLAMMABLE] = 0
+    g[b, G_CURRENT] = g[b, G_FIRST_PLAYER]
+    g[b, G_TURN_PLAYER] = g[b, G_FIRST_PLAYER]
     g[b, G_PHASE] = DISCARD
     _offer_blast(st, tb, b)
 
 
 @njit(cache=True)
 def _reshuffle(st, b):
-    """The stock ran out: the pile, shuffled by the round's next ``RESHUFFLE`` stream,
-    becomes the stock."""
+    """The stock ran out: the pile, shuffled by the round's ``RESHUFFLE`` stream of index
+    ``G_RESHUFFLES`` (the reshuffles so far this round), becomes the stock."""
     g, stock, pile, pile_cnt = st[0], st[7], st[8], st[9]
     m = g[b, G_PILE_LEN]
-    if m > 0:
-        for i in range(m):
-            stock[b, i] = pile[b, i]
-        shuffle(stock[b], m, stream_key(st[12][b], g[b, G_ROUND_INDEX], RESHUFFLE, g[b, G_RESHUFFLES]))
-        g[b, G_RESHUFFLES] += 1
+    for i in range(m):
+        stock[b, i] = pile[b, i]
+    shuffle(stock[b], m, stream_key(st[12][b], g[b, G_ROUND_INDEX], RESHUFFLE, g[b, G_RESHUFFLES]))
+    g[b, G_RESHUFFLES] += 1  # an empty pile counts too
     g[b, G_STOCK_LEN] = m
     g[b, G_PILE_LEN] = 0
     pile_cnt[b, :] = 0
@@ -291,8 +307,8 @@ def _reshuffle(st, b):
 
 @njit(cache=True)
 def _tie_lot(st, b, count):
-    """Lots among ``count`` tied round winners: the next round's ``LOTS`` stream."""
-    return lot(count, stream_key(st[12][b], st[0][b, G_ROUND_INDEX] + 1, LOTS, 0))
+    """Lots among ``count`` tied round winners: the round's ``LOTS`` stream, index 1."""
+    return lot(count, stream_key(st[12][b], st[0][b, G_ROUND_INDEX], LOTS, 1))
 
 
 @njit(cache=True)
@@ -323,21 +339,60 @@ def legal_list(st, tb, b, out):
     c = 0
     if phase == DISCARD:
         p = g[b, G_CURRENT]
-        if _hand_value(hands, b, p, tb.value) <= R[R_CALL_MAX]:
+        hand = hands[b, p]
+        value = 0
+        held_jokers = np.int64(hand[JOKER])
+        if held_jokers > 0:
+            out[c] = tb.single_id[JOKER]
+            c += 1
+        run_min = R[R_RUN_MIN]
+        runs = hand_len[b, p] >= run_min
+        jokers = min(held_jokers, R[R_MAX_RUN_JOKERS])
+        run_max = R[R_RUN_MAX]
+        for suit in range(NUM_SUITS):
+            # one pass over the suit: value, singles and the ranks held, then its runs
+            mask = 0
+            for r in range(NUM_RANKS):
+                k = suit * NUM_RANKS + r
+                h = hand[k]
+                if h > 0:
+                    value += h * tb.value[k]
+                    out[c] = tb.single_id[k]
+                    c += 1
+                    mask |= 1 << r
+            if not runs or _popcount(mask) + jokers < run_min:
+                continue
+            for length in range(run_min, run_max + 1):
+                full = (1 << length) - 1
+                for low in range(NUM_RANKS - length + 1):
+                    present = (mask >> low) & full
+                    if present == 0:
+                        continue
+                    missing = full & ~present
+                    if _popcount(missing) > jokers:
+                        continue
+                    # joker masks: the missing ranks plus any subset of the present ones
+                    sub = present
+                    while True:
+                        jm = missing | sub
+                        if _popcount(jm) <= jokers:
+                            a = tb.run_id[suit, low, length, jm]
+                            if a >= 0:
+                                out[c] = a
+                                c += 1
+                        if sub == 0:
+                            break
+                        sub = (sub - 1) & present
+        if value <= R[R_CALL_MAX]:
             out[c] = CALL_YANIV
             c += 1
-        for k in range(NUM_KINDS):
-            if hands[b, p, k] > 0:
-                out[c] = tb.single_id[k]
-                c += 1
-        decks = R[R_DECKS]
-        base = decks + 1
+        base = R[R_DECKS] + 1
         codes = base**NUM_SUITS
         for r in range(NUM_RANKS):
-            h0 = hands[b, p, r]
-            h1 = hands[b, p, NUM_RANKS + r]
-            h2 = hands[b, p, 2 * NUM_RANKS + r]
-            h3 = hands[b, p, 3 * NUM_RANKS + r]
+            h0 = hand[r]
+            h1 = hand[NUM_RANKS + r]
+            h2 = hand[2 * NUM_RANKS + r]
+            h3 = hand[3 * NUM_RANKS + r]
             if h0 + h1 + h2 + h3 < 2:
                 continue
             for c0 in range(h0 + 1):
@@ -350,37 +405,6 @@ def legal_list(st, tb, b, out):
                             for i in range(tb.set_start[code], tb.set_start[code + 1]):
                                 out[c] = tb.set_ids[i]
                                 c += 1
-        if hand_len[b, p] >= R[R_RUN_MIN]:
-            jokers = min(np.int64(hands[b, p, JOKER]), R[R_MAX_RUN_JOKERS])
-            run_max = R[R_RUN_MAX]
-            for suit in range(NUM_SUITS):
-                mask = 0
-                for r in range(NUM_RANKS):
-                    if hands[b, p, suit * NUM_RANKS + r] > 0:
-                        mask |= 1 << r
-                if mask == 0:
-                    continue
-                for length in range(R[R_RUN_MIN], run_max + 1):
-                    full = (1 << length) - 1
-                    for low in range(NUM_RANKS - length + 1):
-                        present = (mask >> low) & full
-                        if present == 0:
-                            continue
-                        missing = full & ~present
-                        if _popcount(missing) > jokers:
-                            continue
-                        # joker masks: the missing ranks plus any subset of the present ones
-                        sub = present
-                        while True:
-                            jm = missing | sub
-                            if _popcount(jm) <= jokers:
-                                a = tb.run_id[suit, low, length, jm]
-                                if a >= 0:
-                                    out[c] = a
-                                    c += 1
-                            if sub == 0:
-                                break
-                            sub = (sub - 1) & present
     elif phase == DRAW:
         if g[b, G_STOCK_LEN] > 0:
             out[c] = DRAW_STOCK
@@ -390,17 +414,21 @@ def legal_list(st, tb, b, out):
                 out[c] = TAKE_BASE + k
                 c += 1
     elif phase == SLAM_PHASE:
-        out[0] = SLAM
-        out[1] = PASS
-        c = 2
+        if g[b, G_DRAWN_SLAMMABLE]:
+            out[c] = SLAM
+            c += 1
+        out[c] = PASS
+        c += 1
     elif phase == ASAF_PHASE:
         out[0] = ASAF
         out[1] = PASS
         c = 2
     elif phase == BLAST_PHASE:
-        out[0] = BLAST
-        out[1] = PASS
-        c = 2
+        if _holds_missing(st, b, g[b, G_CURRENT], g[b, G_BLAST_RANK]):
+            out[c] = BLAST
+            c += 1
+        out[c] = PASS
+        c += 1
     return c
 
 
@@ -445,11 +473,30 @@ def first_illegal(st, tb, actions):
 
 
 @njit(cache=True)
+def _holds_missing(st, b, seat, rank):
+    """Whether ``seat`` holds every card of ``rank`` missing from the top set."""
+    g, hands, top = st[0], st[4], st[10]
+    for suit in range(NUM_SUITS):
+        k = suit * NUM_RANKS + rank
+        if not _in_top(top, b, g[b, G_TOP_LEN], k) and hands[b, seat, k] == 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _blast_answers(st, b, seat, missing):
+    """Whether ``seat`` answers a private Blast window (in, with enough cards)."""
+    return st[2][b, seat] != 0 and st[5][b, seat] >= missing
+
+
+@njit(cache=True)
 def _offer_blast(st, tb, b):
-    """``engine._offer_blast``: between turns, offer a Blast to the first seat holding the
-    cards that complete the top set into four of a kind."""
-    g, alive, hands, top = st[0], st[2], st[4], st[10]
-    if not tb.rules[R_BLAST] or g[b, G_TOP_FLASHED] or g[b, G_TOP_LEN] >= 4:
+    """``engine._offer_blast``: between turns, open the Blast window on the top set: with
+    private windows to every seat in with enough cards, in turn from the turn player
+    (unless a missing card is in the pile); else to the first seat holding the cards."""
+    g, alive, top, pile_cnt = st[0], st[2], st[10], st[9]
+    R = tb.rules
+    if not R[R_BLAST] or g[b, G_TOP_FLASHED] or g[b, G_TOP_LEN] >= 4:
         return
     rank = tb.rank[top[b, 0]]
     if rank < 0:
@@ -457,19 +504,30 @@ def _offer_blast(st, tb, b):
     for i in range(g[b, G_TOP_LEN]):
         if tb.rank[top[b, i]] != rank:
             return
-    for seat in range(tb.rules[R_PLAYERS]):
-        if not alive[b, seat]:
-            continue
-        holds = True
+    n = R[R_PLAYERS]
+    missing = 4 - g[b, G_TOP_LEN]  # one deck: the top set's cards are of distinct suits
+    if R[R_PRIVATE_WINDOWS]:
         for suit in range(NUM_SUITS):
             k = suit * NUM_RANKS + rank
-            if not _in_top(top, b, g[b, G_TOP_LEN], k) and hands[b, seat, k] == 0:
-                holds = False
-        if holds:
-            g[b, G_BLAST_RANK] = rank
-            g[b, G_CURRENT] = seat
-            g[b, G_PHASE] = BLAST_PHASE
+            if pile_cnt[b, k] > 0 and not _in_top(top, b, g[b, G_TOP_LEN], k):
+                return
+        for i in range(n):
+            seat = (g[b, G_TURN_PLAYER] + i) % n
+            if _blast_answers(st, b, seat, missing):
+                _open_blast(g, b, seat, rank)
+                return
+        return
+    for seat in range(n):
+        if alive[b, seat] and _holds_missing(st, b, seat, rank):
+            _open_blast(g, b, seat, rank)
             return
+
+
+@njit(cache=True)
+def _open_blast(g, b, seat, rank):
+    g[b, G_BLAST_RANK] = rank
+    g[b, G_CURRENT] = seat
+    g[b, G_PHASE] = BLAST_PHASE
 
 
 @njit(cache=True)
@@ -566,31 +624,39 @@ def _apply_draw(st, tb, rs, b, a):
             g[b, G_DRAW_ENDS_ROUND] = 1
     slam = R[R_SLAM]
     kind = tb.discard_type[d]
-    if (
-        slam != 0
-        and card != JOKER
-        and tb.rank[card] == tb.discard_rank[d]
-        and (kind == _SINGLE or (kind == _SET and slam == 2))
-        and (from_stock or not R[R_SLAM_STOCK_ONLY])
-    ):
-        g[b, G_DRAWN] = card
-        g[b, G_DRAWN_FROM_STOCK] = from_stock
-        g[b, G_PHASE] = SLAM_PHASE
-        return
+    if slam != 0 and (kind == _SINGLE or (kind == _SET and slam == 2)):
+        if card != JOKER:
+            slammable = tb.rank[card] == tb.discard_rank[d]
+        else:  # a joker on a single joker
+            slammable = tb.discard_len[d] == 1 and tb.discard_cards[d, 0] == JOKER and R[R_SLAM_JOKER_ON_JOKER] != 0
+        slammable = slammable and (from_stock or not R[R_SLAM_STOCK_ONLY])
+        # with private windows a card from the stock (hidden) always opens the window
+        if slammable or (from_stock and R[R_PRIVATE_WINDOWS]):
+            g[b, G_DRAWN] = card
+            g[b, G_DRAWN_FROM_STOCK] = from_stock
+            g[b, G_DRAWN_SLAMMABLE] = slammable
+            g[b, G_PHASE] = SLAM_PHASE
+            return
     _end_turn(st, tb, rs, b)
 
 
 @njit(cache=True)
+def _throw_on_top(st, b, p, card):
+    """``p`` adds ``card`` from its hand to the top set (a slam-down or a Blast)."""
+    g = st[0]
+    st[4][b, p, card] -= 1
+    st[5][b, p] -= 1
+    _forget(st[6], b, p, card)
+    st[10][b, g[b, G_TOP_LEN]] = card
+    g[b, G_TOP_LEN] += 1
+
+
+@njit(cache=True)
 def _apply_slam(st, tb, rs, b, a):
-    g, hands, hand_len, known, top = st[0], st[4], st[5], st[6], st[10]
+    g, hand_len = st[0], st[5]
     p = g[b, G_CURRENT]
     if a == SLAM:
-        card = g[b, G_DRAWN]
-        hands[b, p, card] -= 1
-        hand_len[b, p] -= 1
-        _forget(known, b, p, card)
-        top[b, g[b, G_TOP_LEN]] = card
-        g[b, G_TOP_LEN] += 1
+        _throw_on_top(st, b, p, g[b, G_DRAWN])
         _set_takeable_of_top(st, tb, b)
         g[b, G_TOP_FLASHED] = 1
         if hand_len[b, p] == 0 and tb.rules[R_EMPTY_WINS]:
@@ -606,6 +672,7 @@ def _end_turn(st, tb, rs, b):
     g[b, G_TURNS] += 1
     g[b, G_ROUND_TURNS] += 1
     g[b, G_DRAWN] = -1
+    g[b, G_DRAWN_SLAMMABLE] = 0
     if g[b, G_DRAW_ENDS_ROUND]:
         _end_round(st, tb, rs, b, REASON_DRAW, -1, -1, -1, False)
         return
@@ -621,26 +688,29 @@ def _end_turn(st, tb, rs, b):
 
 @njit(cache=True)
 def _apply_blast(st, tb, rs, b, a):
-    g, hands, hand_len, known, top = st[0], st[4], st[5], st[6], st[10]
+    g, hand_len, top = st[0], st[5], st[10]
     p = g[b, G_CURRENT]
     if a == BLAST:
         rank = g[b, G_BLAST_RANK]
         length = g[b, G_TOP_LEN]
-        m = length
         for suit in range(NUM_SUITS):
             k = suit * NUM_RANKS + rank
             if not _in_top(top, b, length, k):
-                hands[b, p, k] -= 1
-                hand_len[b, p] -= 1
-                _forget(known, b, p, k)
-                top[b, m] = k
-                m += 1
-        g[b, G_TOP_LEN] = m
+                _throw_on_top(st, b, p, k)
         _set_takeable_of_top(st, tb, b)
         g[b, G_TOP_FLASHED] = 0
         if hand_len[b, p] == 0 and tb.rules[R_EMPTY_WINS]:
             _end_round(st, tb, rs, b, REASON_EMPTY_HAND, -1, -1, p, False)
             return
+    elif tb.rules[R_PRIVATE_WINDOWS]:  # a pass: the next seat of the window answers
+        n = tb.rules[R_PLAYERS]
+        missing = 4 - g[b, G_TOP_LEN]
+        seat = (p + 1) % n
+        while seat != g[b, G_TURN_PLAYER]:
+            if _blast_answers(st, b, seat, missing):
+                g[b, G_CURRENT] = seat
+                return
+            seat = (seat + 1) % n
     g[b, G_BLAST_RANK] = -1
     g[b, G_CURRENT] = g[b, G_TURN_PLAYER]
     g[b, G_PHASE] = DISCARD
@@ -675,7 +745,7 @@ def _milestone(tb, total):
             if tb.milestone_table[i, 0] == total:
                 return tb.milestone_table[i, 1]
         return total
-    if total > 0 and total % R[R_MILESTONE_EVERY] == 0:
+    if total > 0 and total % R[R_MILESTONE_EVERY] == 0 and (R[R_MILESTONE_MAX] < 0 or total <= R[R_MILESTONE_MAX]):
         return total // 2 if kind == 1 else total - R[R_MILESTONE_SUBTRACT]
     return total
 
@@ -717,6 +787,10 @@ def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
             if loser >= 0:
                 points[b, loser] = totals[b, loser] + R[R_PENALTY]
             points[b, winner] = 0
+            if beaten and R[R_BEATEN_CALLER_ALONE]:
+                for p in range(n):
+                    points[b, p] = 0
+                points[b, caller] = totals[b, caller] + R[R_PENALTY]
         else:
             low = 1 << 30
             for p in range(n):
@@ -728,9 +802,10 @@ def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
             if low <= totals[b, caller]:
                 beaten = True
                 for p in range(n):
-                    if alive[b, p] and p != caller and totals[b, p] == low:
-                        winners[b, p] = True
-                        if R[R_BEATEN_ZERO]:
+                    if alive[b, p] and p != caller:
+                        if totals[b, p] == low:
+                            winners[b, p] = True
+                        if R[R_BEATEN_CALLER_ALONE] or (R[R_BEATEN_ZERO] and totals[b, p] == low):
                             points[b, p] = 0
                 points[b, caller] = totals[b, caller] + R[R_PENALTY]
             else:
@@ -783,7 +858,9 @@ def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
         count = 0
         for p in range(n):
             count += winners[b, p]
-        if count > 1:
+        if caller >= 0 and R[R_NEXT_LEADER_CALLER]:
+            nxt = caller
+        elif count > 1:
             pick = _tie_lot(st, b, count)
             nxt = -1
             for p in range(n):
