@@ -242,6 +242,7 @@ def run(
         result["batched"] = {
             "preset": batched_preset,
             "scalar_turns_per_s": scalar["turns_per_s"],
+            "scalar_turns_per_cpu_s": scalar["turns"] / scalar["cpu_seconds"],
             **bench_batched(rules, seconds, seed),
         }
     if env_preset is not None:
@@ -334,7 +335,8 @@ def format_table(result: dict) -> str:
             )
         mem = batched["memory_B1024"]
         lines.append(
-            f"scalar engine {scalar:,.0f} turns/s; first use of the kernels {batched['compile_seconds']:.1f} s "
+            f"scalar engine {scalar:,.0f} turns/s ({batched['scalar_turns_per_cpu_s']:,.0f}/CPU s); "
+            f"first use of the kernels {batched['compile_seconds']:.1f} s "
             f"(compile, or load from Numba's cache); B=1,024: {mem['state_masks_observations_mb']:.1f} MB of "
             f"arrays, process peak {mem['process_peak_rss_mb']:.0f} MB"
         )
