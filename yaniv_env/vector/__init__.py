@@ -6,15 +6,15 @@ API::
 
     from yaniv_env.vector import BatchedYaniv
     eng = BatchedYaniv("standard", num_envs=1024, seed=0, num_players=2, autoreset=True)
-    eng.current        # int32 [B]   seat to act in each game
-    eng.phase          # int32 [B]   engine.DISCARD .. engine.GAME_OVER
-    eng.scores         # int32 [B, n] cumulative scores
+    eng.current        # int64 [B]   seat to act in each game
+    eng.phase          # int64 [B]   engine.DISCARD .. engine.GAME_OVER
+    eng.scores         # int64 [B, n] cumulative scores
     eng.done           # bool  [B]   game over (only without autoreset, or before reset_games)
     eng.game_seeds     # int64 [B]   the seed of the game each slot plays
     eng.legal_masks()  # bool [B, A] the acting seats' legal actions (A = table.num_actions)
     eng.observations() # float32 [B, S] acting seats (``seats=`` any seat per game)
     res = eng.step(actions)   # int [B], one decision per game (ignored for finished games)
-    eng.ranking()      # int32 [B, n] places (0 = first), as engine.ranking
+    eng.ranking()      # int64 [B, n] places (0 = first), as engine.ranking
     eng.reset(seed)    # every game anew;  eng.reset_games(mask) some of them
 
 Meaning: every id, mask and observation means exactly what it means in the scalar engine and
@@ -24,7 +24,10 @@ the AEC environment. The action ids are those of :func:`yaniv_env.actions.action
 are equal to ``layout.build(state, seat)`` bit for bit.
 
 Seeding: the game in a slot seeded ``s`` is the game ``engine.new_game(rules, seed=s)``
-(same key, same deals, lots and reshuffles; see :mod:`yaniv_env.core.seeding`).
+(same key, same deals, lots and reshuffles; see :mod:`yaniv_env.core.seeding`), dealt by
+the per-round contract of the rules core of issue 14 (fixed seat blocks of each round's
+shuffled deck); until that core is merged, :func:`yaniv_env.vector.verify.scalar_game`
+makes the scalar game that deals so.
 ``reset(seed)`` gives slot ``i`` the seed ``seed + i``; the games started later by
 ``autoreset`` or ``reset_games`` take the next seeds in order (``seed + B``, ``seed + B + 1``,
 ... by slot index at each step), so a run is the same whatever the timing.
@@ -37,22 +40,22 @@ legal ones, and no game changes) and returns a :class:`StepResult` of arrays ove
 field                  shape        meaning
 =====================  ===========  ===================================================
 acted                  bool [B]     the game took a decision in this step
-seat                   int32 [B]    who acted (-1 where nothing acted)
+seat                   int64 [B]    who acted (-1 where nothing acted)
 round_over             bool [B]     a round ended in this step (fields below filled)
 game_over              bool [B]     the game ended in this step
-score_delta            int32 [B,n]  change of each total this round (after milestones)
-points                 int32 [B,n]  points each seat added this round (before milestones)
-hand_totals            int32 [B,n]  hands at the round end (-1: seat already out)
+score_delta            int64 [B,n]  change of each total this round (after milestones)
+points                 int64 [B,n]  points each seat added this round (before milestones)
+hand_totals            int64 [B,n]  hands at the round end (-1: seat already out)
 winners                bool [B,n]   the round's winners
 eliminated             bool [B,n]   seats that went out this round
-scores                 int32 [B,n]  totals after the round
-reason                 int8 [B]     0 yaniv, 1 empty_hand, 2 draw (``REASONS``)
-caller, challenger     int32 [B]    -1 when none
+scores                 int64 [B,n]  totals after the round
+reason                 int64 [B]    0 yaniv, 1 empty_hand, 2 draw (``REASONS``)
+caller, challenger     int64 [B]    -1 when none
 caller_beaten          bool [B]
 truncated              bool [B]     the round hit the turn limit
 game_truncated         bool [B]     the game hit the round limit
-first_player, turns    int32 [B]    of the finished round (``RoundResult`` fields)
-places                 int32 [B,n]  ``engine.ranking`` after the round (final if game_over)
+first_player, turns    int64 [B]    of the finished round (``RoundResult`` fields)
+places                 int64 [B,n]  ``engine.ranking`` after the round (final if game_over)
 reset                  bool [B]     the slot started a new game (autoreset)
 =====================  ===========  ===================================================
 
