@@ -17,6 +17,12 @@ figures are the engine's and the environments'.
   ``None`` steps of finished agents included.
   The Gymnasium wrapper counts the learner's ``step`` calls (the random opponents play
   inside them).
+* batched engine (``--batched-preset``, default ``standard``; ``--no-batched`` leaves it
+  out): :mod:`yaniv_env.vector` random play inside the compiled kernels at B = 1, 64 and
+  1,024 games, on one core and on two (Numba threads over games), next to the scalar
+  engine's turns/s of the same preset measured in the same run (the ``engine`` rows; the
+  ratio is printed); compile (or cache load) time apart, and the memory of a 1,024-game
+  batch. Turns as above; decisions too (see :mod:`yaniv_env.vector.bench`).
 * Pis Yedili (``--pis-preset``, default ``standard``; ``--no-pis`` leaves it out), at the
   same player count: the engine (``new_game`` / ``legal_actions`` / ``apply`` /
   ``start_next_deal``; a *decision* is one ``apply``: a draw, a pass, a play; deals and
@@ -24,8 +30,8 @@ figures are the engine's and the environments'.
   player count the Pis Yedili rules cannot seat is reported as skipped.
 
 Each measurement plays whole games until ``--seconds`` have passed, so it can run over by
-one game. ``--no-engine`` leaves the engine measurements out (``--no-env``, ``--no-pis``
-the others). Rates are per second of wall-clock time; every measurement also records the
+one game. ``--no-engine`` leaves the engine measurements out, the batched engine's too (``--no-env``,
+``--no-pis``, ``--no-batched`` the others). Rates are per second of wall-clock time; every measurement also records the
 CPU time the process used (``cpu_seconds``), and the environment rows add steps per CPU
 second, which stays close to the rate on an idle core when other processes share it.
 ``--json`` prints the same figures as JSON.
@@ -204,10 +210,12 @@ def run(
     seed: int = 0,
     pis_preset: str | None = "standard",
     engines: bool = True,
+    batched_preset: str | None = None,
 ) -> dict:
     """Every measurement, as a dict (what ``--json`` prints). ``env_preset=None`` measures
     the engines only; ``pis_preset=None`` leaves Pis Yedili out; ``engines=False`` leaves
-    the engine measurements out (``presets`` then go unused)."""
+    the engine measurements out (``presets`` then go unused); ``batched_preset`` adds the
+    batched engine (and the scalar engine of that preset if ``presets`` leaves it out)."""
     result: dict = {
         "players": players,
         "seconds": seconds,
@@ -226,6 +234,17 @@ def run(
             result["skipped"][name] = str(e)
             continue
         result["engine"][name] = bench_engine(rules, seconds, seed)
+    if batched_preset is not None:
+        from .vector.bench import bench_batched
+
+        rules = get_rules(batched_preset, players)
+        scalar = result["engine"].get(batched_preset) or bench_engine(rules, seconds, seed)
+        result["batched"] = {
+            "preset": batched_preset,
+            "scalar_turns_per_s": scalar["turns_per_s"],
+            "scalar_turns_per_cpu_s": scalar["turns"] / scalar["cpu_seconds"],
+            **bench_batched(rules, seconds, seed),
+        }
     if env_preset is not None:
         from .gym_env import YanivGymEnv
         from .yaniv_aec import env as wrapped_env
@@ -300,6 +319,27 @@ def format_table(result: dict) -> str:
         )
     for name, why in result["skipped"].items():
         lines.append(f"{name:<24}skipped: {why}")
+    batched = result.get("batched")
+    if batched is not None:
+        scalar = batched["scalar_turns_per_s"]
+        lines += [
+            "",
+            f"{'batched engine (' + batched['preset'] + ')':<28}{'turns/s':>12}{'× scalar':>10}{'decisions/s':>14}"
+            f"{'turns/CPU s':>14}",
+        ]
+        for r in batched["runs"].values():
+            label = f"B={r['batch']:,}, {r['threads']} thread{'s' if r['threads'] > 1 else ''}"
+            lines.append(
+                f"{label:<28}{r['turns_per_s']:>12,.0f}{r['turns_per_s'] / scalar:>10.1f}{r['decisions_per_s']:>14,.0f}"
+                f"{r['turns'] / r['cpu_seconds']:>14,.0f}"
+            )
+        mem = batched["memory_B1024"]
+        lines.append(
+            f"scalar engine {scalar:,.0f} turns/s ({batched['scalar_turns_per_cpu_s']:,.0f}/CPU s); "
+            f"first use of the kernels {batched['compile_seconds']:.1f} s "
+            f"(compile, or load from Numba's cache); B=1,024: {mem['state_masks_observations_mb']:.1f} MB of "
+            f"arrays, process peak {mem['process_peak_rss_mb']:.0f} MB"
+        )
     if "env" in result:
         env = result["env"]
         lines += ["", f"{'environments (' + env['preset'] + ')':<28}{'steps/s':>12}{'games/s':>12}{'steps/CPU s':>16}"]
@@ -344,6 +384,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-engine", action="store_true", help="leave the engine measurements out")
     parser.add_argument("--no-env", action="store_true", help="measure the engines only")
     parser.add_argument("--no-pis", action="store_true", help="leave Pis Yedili out")
+    parser.add_argument(
+        "--batched-preset", default="standard", choices=list(PRESETS), help="preset for the batched engine runs"
+    )
+    parser.add_argument("--no-batched", action="store_true", help="leave the batched engine out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
@@ -360,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
             args.seed,
             None if args.no_pis else args.pis_preset,
             engines=not args.no_engine,
+            batched_preset=None if args.no_batched or args.no_engine else args.batched_preset,
         )
     except ValueError as e:
         print(f"yaniv bench: {e}", file=sys.stderr)
