@@ -204,7 +204,9 @@ def play_checked(rules, seed: int, policy_seed: int, view_every: int = 0, call_b
     g = np.random.default_rng(policy_seed)
     deck = deck_of(rules)
     n = rules.num_players
-    max_decisions = rules.turn_limit * 4 + 2 * n + 2  # per round: discard, draw, slam, blast per turn; asaf
+    # Per turn: discard, draw, slam, and a Blast window every seat may answer (private
+    # windows); per round: the Asaf answers.
+    max_decisions = rules.turn_limit * (3 + n) + 2 * n + 2
     rounds = 1
     decisions = 0
     stats = Counter()
