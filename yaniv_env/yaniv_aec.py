@@ -107,7 +107,8 @@ out of range, a float, a string, ``None`` for a live agent) raises the same
 ``ValueError`` as ``raw_env`` instead of a bare ``AssertionError``, state untouched.
 ``step()`` or ``last()`` once the game is over (every agent has left), and on
 ``raw_env`` before the first ``reset()``, raise ``core.aec.ResetNeededError`` (a
-``RuntimeError``) saying to call ``reset()``.
+``RuntimeError``) saying to call ``reset()``. The Gymnasium wrapper raises ``ValueError``
+for an id outside the action space (see :mod:`yaniv_env.core.gym`).
 
 Version history
 ---------------
