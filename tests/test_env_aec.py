@@ -652,11 +652,58 @@ def test_wrapped_env_illegal_action_terminates_with_penalty(caplog):
             assert all(r == 0.0 for a, r in received.items() if a != offender)
 
 
-def test_wrapped_env_out_of_range_action():
-    env = yaniv_env.env(rules="standard", num_players=2)
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        (1543, "action 1543 is out of range 0..1542 for the 'standard' rules"),
+        (99999, "action 99999 is out of range 0..1542"),
+        (-1, "action -1 is out of range 0..1542"),
+        (1.0, "an action is an int id, got 1.0"),
+        ("x", "an action is an int id, got 'x'"),
+        (None, "an action is an int id, got None"),
+    ],
+)
+@pytest.mark.parametrize("make", [yaniv_env.raw_env, yaniv_env.env], ids=["raw", "wrapped"])
+def test_action_out_of_the_space_is_named(make, action, message):
+    # env() says what raw_env says (not PettingZoo's bare AssertionError), state untouched.
+    env = make(rules="standard", num_players=2)
     env.reset(seed=0)
-    with pytest.raises(AssertionError):
-        env.step(env.action_space(env.agent_selection).n)
+    agent = env.agent_selection
+    before = env.unwrapped.state().copy()
+    with pytest.raises(ValueError, match="Legal actions: ") as err:
+        env.step(action)
+    assert str(err.value).startswith(f"{agent}: {message}")
+    assert np.array_equal(env.unwrapped.state(), before) and env.agent_selection == agent
+
+
+@pytest.mark.parametrize("make", [yaniv_env.raw_env, yaniv_env.env], ids=["raw", "wrapped"])
+def test_step_and_last_after_the_game_raise(make):
+    from yaniv_env.core.aec import ResetNeededError
+
+    env = make(rules="standard", num_players=2, turn_limit=20)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        env.step(
+            None if terminated or truncated else int(np.flatnonzero(env.unwrapped.observe(agent)["action_mask"])[0])
+        )
+    for call in (lambda: env.step(0), lambda: env.step(None), lambda: env.last()):
+        with pytest.raises(ResetNeededError, match=r"the game is over \(every agent has left\): call reset\(\)"):
+            call()
+    env.reset(seed=1)
+    assert env.agents
+
+
+def test_raw_env_before_reset_raises():
+    from yaniv_env.core.aec import ResetNeededError
+
+    env = yaniv_env.raw_env()
+    for call in (lambda: env.step(0), lambda: env.last()):
+        with pytest.raises(ResetNeededError, match=r"no game yet: call reset\(\) before step\(\) or last\(\)"):
+            call()
+    wrapped = yaniv_env.env()  # PettingZoo's OrderEnforcingWrapper says it already
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):
+        wrapped.step(0)
 
 
 @pytest.mark.parametrize(

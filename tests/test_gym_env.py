@@ -4,6 +4,7 @@ actions, determinism, and a MaskablePPO smoke run."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import gymnasium
@@ -305,9 +306,6 @@ def test_illegal_action_terminates_with_penalty():
     assert info["illegal_action"] is True
     with pytest.raises(RuntimeError):
         env.step(int(np.flatnonzero(mask)[0]))
-    env.reset(seed=0)
-    obs, reward, terminated, *_ = env.step(env.action_space.n + 5)  # out of range too
-    assert terminated and reward == -1.0
     env = YanivGymEnv(illegal_reward=-3.5)
     env.reset(seed=0)
     assert env.step(illegal)[1] == -3.5
@@ -325,6 +323,29 @@ def test_illegal_action_raise():
     # the episode goes on with a legal move
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
     assert "illegal_action" not in info
+
+
+@pytest.mark.parametrize("illegal_action", ["terminate", "raise"])
+@pytest.mark.parametrize("action", [1543, 99999, -1, 1.0, "x", None, np.float64(3.0)])
+def test_action_outside_the_space_raises_whatever_illegal_action_says(illegal_action, action):
+    # A programming error, not a move: it ends nothing and changes nothing.
+    env = YanivGymEnv(rules="standard", num_players=2, illegal_action=illegal_action)
+    env.reset(seed=0)
+    before = repr(env.aec.game)
+    with pytest.raises(
+        ValueError, match=f"action {re.escape(repr(action))} is not an action id: the ids are the ints 0..1542"
+    ):
+        env.step(action)
+    assert repr(env.aec.game) == before
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    assert "illegal_action" not in env.step(np.int64(legal))[4]
+
+
+def test_numpy_integer_ids_are_actions():
+    env = YanivGymEnv(rules="standard", num_players=2)
+    env.reset(seed=0)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    assert "illegal_action" not in env.step(np.array(legal))[4]
 
 
 # -- the first round can end before the learner's first decision ------------------------

@@ -354,15 +354,43 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
     assert {E.OPENING, E.PLAY, E.SEVEN_PHASE} <= phases
 
 
+@pytest.mark.parametrize(
+    "action, message",
+    [(71, "action 71 is out of range 0..70"), (-1, "action -1 is out of range 0..70"), (1.0, "an action is an int id")],
+)
+def test_wrapped_env_action_outside_the_space_is_named(action, message):
+    env = pis_yedili.env(num_players=3)
+    env.reset(seed=2)
+    with pytest.raises(ValueError, match="Legal actions: ") as err:
+        env.step(action)
+    assert str(err.value).startswith(f"{env.agent_selection}: {message}")
+
+
+@pytest.mark.parametrize("make", [pis_yedili.raw_env, pis_yedili.env], ids=["raw", "wrapped"])
+def test_step_and_last_after_the_game_raise(make):
+    from yaniv_env.core.aec import ResetNeededError
+
+    env = make(num_players=2)
+    if make is pis_yedili.raw_env:
+        with pytest.raises(ResetNeededError, match=r"no game yet: call reset\(\)"):
+            env.step(0)
+    env.reset(seed=4)
+    for agent in env.agent_iter(5000):
+        _, _, terminated, truncated, _ = env.last()
+        env.step(
+            None if terminated or truncated else int(np.flatnonzero(env.unwrapped.observe(agent)["action_mask"])[0])
+        )
+    assert not env.agents
+    for call in (lambda: env.step(0), lambda: env.last()):
+        with pytest.raises(ResetNeededError, match=r"the game is over \(every agent has left\): call reset\(\)"):
+            call()
+
+
 def test_wrapped_env_illegal_action_terminates_with_penalty(caplog):
     env = pis_yedili.env(num_players=3)
     env.reset(seed=2)
     _, received = play_until_illegal(env, 20, caplog)
     assert set(received) == {"player_0", "player_1", "player_2"}
-    with pytest.raises(AssertionError):
-        fresh = pis_yedili.env()
-        fresh.reset(seed=0)
-        fresh.step(A.NUM_ACTIONS)
 
 
 @pytest.mark.parametrize(
@@ -564,6 +592,8 @@ def test_gym_illegal_action():
     raising.reset(seed=0)
     with pytest.raises(ValueError, match="Legal actions"):
         raising.step(bad)
+    with pytest.raises(ValueError, match=r"action 71 is not an action id: the ids are the ints 0..70"):
+        raising.step(71)
     text = PisYediliGymEnv(num_players=3, render_mode="ansi")
     text.reset(seed=0)
     assert "Pis Yedili (standard)" in text.render()

@@ -95,8 +95,9 @@ out of play, hand sizes and scores are public. :func:`public_view` gathers them 
 
 For the observation builder the state can also keep card *counts* beside its lists (which
 stay the truth): :func:`card_counts` makes them on first use and every move keeps them up
-to date from then on; a new deal, :meth:`State.copy` and :func:`from_position` start
-without them, so the engine alone never pays for them. Code that edits a state's lists by
+to date from then on, through the card-move helpers (one section, the only code that
+changes them); a new deal, :meth:`State.copy` and :func:`from_position` start without
+them, so the engine alone never pays for them. Code that edits a state's lists by
 hand (tests do) sets ``state._counts = None`` afterwards, or edits a fresh copy.
 """
 
@@ -309,15 +310,8 @@ def _set_top(s: State, cards: list[int], discard: Discard | None) -> None:
         s.takeable = _takeable_of(s.rules, cards)
     s.take_ids = tuple(map(_TAKE_BASE_PLUS, s.takeable))
     s.top_flashed = False
-    c = s._counts
-    if c is not None:
-        row = _takeable_row(s.num_players) * NUM_KINDS  # the takeable row, then the top row
-        c[row : row + 2 * NUM_KINDS] = _ZERO_ROWS
-        for k in s.takeable:
-            c[row + k] += 1
-        row += NUM_KINDS
-        for k in cards:
-            c[row + k] += 1
+    if s._counts is not None:
+        _recount_top(s._counts, s)
 
 
 def _takeable_of(rules: Rules, cards: list[int]) -> tuple[int, ...]:
@@ -423,12 +417,17 @@ def from_position(
     return s
 
 
-# -- card counts ----------------------------------------------------------------------
+# -- card moves and card counts -------------------------------------------------------
 #
 # ``card_counts(s)`` is a bytearray of rows of NUM_KINDS counts (row r at r * NUM_KINDS):
 # each seat's hand (rows 0..n-1), the cards each seat is known to hold (n..2n-1), then the
 # takeable cards, the top set, the pending set (the set just laid, while it is pending),
 # the pile below the top set, and a row of zeros.
+#
+# Every move of a card during a round goes through the helpers of this section (and
+# ``_set_top``, through ``_recount_top``), which change the state's lists and, when the
+# state has counts, the counts with them: no rule function touches ``_counts``. A new
+# deal, ``State.copy`` and ``from_position`` drop the counts instead.
 
 
 def _takeable_row(n: int) -> int:
@@ -457,6 +456,79 @@ _ZERO_ROWS = bytes(2 * NUM_KINDS)
 def _count(c: bytearray, start: int, cards, delta: int) -> None:
     for k in cards:
         c[start + k] += delta
+
+
+def _leave_hand(s: State, p: int, rest: list[int], cards) -> None:
+    """``p`` threw ``cards`` (``rest`` is its hand without them): they leave its hand and
+    are no longer known to be in it."""
+    s.hands[p] = rest
+    c = s._counts
+    if c is not None:
+        _count(c, p * NUM_KINDS, cards, -1)
+    known = s.known[p]
+    if known:
+        for k in cards:
+            if k in known:
+                known.remove(k)
+                if c is not None:
+                    c[(s.num_players + p) * NUM_KINDS + k] -= 1
+
+
+def _to_hand(s: State, p: int, card: int, from_top: bool) -> None:
+    """``card`` (popped from the stock, or taken from the top set: then everyone knows
+    ``p`` holds it) joins ``p``'s hand. The top rows are counted again by the
+    ``_set_top`` that follows every draw."""
+    s.hands[p].append(card)
+    if from_top:
+        s.top.remove(card)
+        s.known[p].append(card)
+    c = s._counts
+    if c is not None:
+        c[p * NUM_KINDS + card] += 1
+        if from_top:
+            c[(s.num_players + p) * NUM_KINDS + card] += 1
+
+
+def _lay_pending(s: State, d: Discard) -> None:
+    """The discard ``d`` waits beside the top set until the discarder has drawn."""
+    s.pending = d
+    if s._counts is not None:
+        _count(s._counts, _pending_row(s.num_players) * NUM_KINDS, d.cards, 1)
+
+
+def _clear_pending(s: State) -> None:
+    """No discard is pending any more (it became the top set, or the round ended)."""
+    if s.pending is not None and s._counts is not None:
+        _count(s._counts, _pending_row(s.num_players) * NUM_KINDS, s.pending.cards, -1)
+    s.pending = None
+
+
+def _top_to_pile(s: State) -> None:
+    """The top set goes out of play, below the next top set (``_set_top`` follows)."""
+    if s._counts is not None:
+        _count(s._counts, _pile_row(s.num_players) * NUM_KINDS, s.top, 1)
+    s.pile.extend(s.top)
+
+
+def _pile_to_stock(s: State) -> None:
+    """The stock ran out: the pile below the top set is shuffled into a new stock."""
+    s.stock = shuffled(s.pile, stream_key(s.key, s.round_index, RESHUFFLE, s.reshuffles))
+    s.reshuffles += 1
+    s.pile = []
+    if s._counts is not None:
+        row = _pile_row(s.num_players) * NUM_KINDS
+        s._counts[row : row + NUM_KINDS] = _ZERO_ROWS[:NUM_KINDS]
+
+
+def _recount_top(c: bytearray, s: State) -> None:
+    """Count the takeable cards and the top set of ``s`` again."""
+    row = _takeable_row(s.num_players) * NUM_KINDS  # the takeable row, then the top row
+    c[row : row + 2 * NUM_KINDS] = _ZERO_ROWS
+    for k in s.takeable:
+        c[row + k] += 1
+    row += NUM_KINDS
+    for k in s.top:
+        c[row + k] += 1
 
 
 def card_counts(s: State) -> bytearray:
@@ -559,19 +631,6 @@ def _remove(hand: list[int], cards) -> list[int] | None:
     return rest
 
 
-def _forget(s: State, p: int, cards) -> None:
-    """``p`` threw ``cards``: they are no longer known to be in its hand."""
-    known = s.known[p]
-    if not known:
-        return
-    c = s._counts
-    for k in cards:
-        if k in known:
-            known.remove(k)
-            if c is not None:
-                c[(s.num_players + p) * NUM_KINDS + k] -= 1
-
-
 def _apply_discard(s: State, action: int) -> None:
     p = s.current
     hand = s.hands[p]
@@ -596,18 +655,11 @@ def _apply_discard(s: State, action: int) -> None:
     rest = _remove(hand, d.cards)
     if rest is None:
         raise _illegal(s, action, f"the hand {cards_name(hand)} does not hold {cards_name(d.cards)}")
-    s.hands[p] = rest
-    _forget(s, p, d.cards)
-    s.pending = d
-    c = s._counts
-    if c is not None:
-        _count(c, p * NUM_KINDS, d.cards, -1)
-        _count(c, _pending_row(s.num_players) * NUM_KINDS, d.cards, 1)
+    _leave_hand(s, p, rest, d.cards)
+    _lay_pending(s, d)
     s.last_action = (p, action)
     if not rest and s.rules.empty_hand_wins:
-        if c is not None:
-            _count(c, _pile_row(s.num_players) * NUM_KINDS, s.top, 1)
-        s.pile.extend(s.top)
+        _top_to_pile(s)
         _set_top(s, list(d.cards), d)
         s.turns += 1
         _end_round(s, "empty_hand", empty=p)
@@ -624,33 +676,18 @@ def _apply_draw(s: State, action: int) -> None:
         from_stock = True
     elif TAKE_BASE <= action < DISCARD_BASE and action in s.take_ids:
         card = action - TAKE_BASE
-        s.top.remove(card)
-        s.known[p].append(card)
         from_stock = False
     else:
         raise _illegal(s, action, f"draw from the stock or take one of {cards_name(s.takeable)}")
     s.last_action = (p, action)
-    s.hands[p].append(card)
+    _to_hand(s, p, card, from_top=not from_stock)
     d = s.pending
-    c = s._counts
-    if c is not None:
-        n = s.num_players
-        c[p * NUM_KINDS + card] += 1
-        if not from_stock:
-            c[(n + p) * NUM_KINDS + card] += 1
-        _count(c, _pending_row(n) * NUM_KINDS, d.cards, -1)
-        _count(c, _pile_row(n) * NUM_KINDS, s.top, 1)
-    s.pile.extend(s.top)
+    _top_to_pile(s)
     _set_top(s, list(d.cards), d)
-    s.pending = None
+    _clear_pending(s)
     if not s.stock:
         if s.rules.stock_exhaustion == "reshuffle":
-            s.stock = shuffled(s.pile, stream_key(s.key, s.round_index, RESHUFFLE, s.reshuffles))
-            s.reshuffles += 1
-            s.pile = []
-            if c is not None:
-                row = _pile_row(s.num_players) * NUM_KINDS
-                c[row : row + NUM_KINDS] = _ZERO_ROWS[:NUM_KINDS]
+            _pile_to_stock(s)
         else:
             s.draw_ends_round = True
     rules = s.rules
@@ -670,12 +707,8 @@ def _apply_slam(s: State, action: int) -> None:
     p = s.current
     if action == SLAM and s.drawn_slammable:
         card = s.drawn
-        s.hands[p].remove(card)
-        if s._counts is not None:
-            s._counts[p * NUM_KINDS + card] -= 1
-        _forget(s, p, (card,))
-        s.top.append(card)
-        _set_top(s, s.top, None)
+        _leave_hand(s, p, _remove(s.hands[p], (card,)), (card,))
+        _set_top(s, s.top + [card], None)
         s.top_flashed = True
         s.last_action = (p, action)
         if not s.hands[p] and s.rules.empty_hand_wins:
@@ -744,10 +777,7 @@ def _holds(hand: list[int], cards) -> bool:
 def _apply_blast(s: State, action: int) -> None:
     p = s.current
     if action == BLAST and _holds(s.hands[p], s.blast_cards):
-        s.hands[p] = _remove(s.hands[p], s.blast_cards)
-        if s._counts is not None:
-            _count(s._counts, p * NUM_KINDS, s.blast_cards, -1)
-        _forget(s, p, s.blast_cards)
+        _leave_hand(s, p, _remove(s.hands[p], s.blast_cards), s.blast_cards)
         _set_top(s, s.top + list(s.blast_cards), None)
         s.last_action = (p, action)
         if not s.hands[p] and s.rules.empty_hand_wins:
@@ -888,9 +918,7 @@ def _end_round(
         else:
             nxt = winners[0] if winners else _next_alive(s, s.first_player)
         s.next_first = nxt if s.alive[nxt] else _next_alive(s, nxt)
-    if s.pending is not None and s._counts is not None:
-        _count(s._counts, _pending_row(n) * NUM_KINDS, s.pending.cards, -1)
-    s.pending = None
+    _clear_pending(s)
     s.phase = GAME_OVER if game_over else ROUND_OVER
 
 

@@ -99,9 +99,16 @@ the turn limit (or a game that hits the rules' ``round_limit``) truncates.
 Bad input
 ---------
 ``raw_env.step`` raises ``ValueError`` naming the illegal action and the legal ones, and
-leaves the state untouched. ``env()`` adds PettingZoo's ``TerminateIllegalWrapper``
-(an illegal move ends the game with reward -1 for the offender), ``AssertOutOfBounds``
-and ``OrderEnforcing`` wrappers.
+leaves the state untouched. ``env()`` adds PettingZoo's
+``TerminateIllegalWrapper`` (an illegal move ends the game with reward -1 for the
+offender) and ``OrderEnforcingWrapper`` (calls before ``reset()`` raise), extended by
+``core.aec.CheckedOrderEnforcingWrapper``: an action outside the action space (an id
+out of range, a float, a string, ``None`` for a live agent) raises the same
+``ValueError`` as ``raw_env`` instead of a bare ``AssertionError``, state untouched.
+``step()`` or ``last()`` once the game is over (every agent has left), and on
+``raw_env`` before the first ``reset()``, raise ``core.aec.ResetNeededError`` (a
+``RuntimeError``) saying to call ``reset()``. The Gymnasium wrapper raises ``ValueError``
+for an id outside the action space (see :mod:`yaniv_env.core.gym`).
 
 Version history
 ---------------

@@ -23,7 +23,7 @@ def place_reward(place: int, players: int) -> float:
 
 class FastDiscrete(spaces.Discrete):
     """``gymnasium.spaces.Discrete`` whose :meth:`contains` answers a plain ``int``
-    without NumPy calls (PettingZoo's ``AssertOutOfBoundsWrapper`` asks at every step);
+    without NumPy calls (the wrapper of :func:`wrap` asks at every step);
     other values go to ``spaces.Discrete.contains``. The answers are the same."""
 
     def __init__(self, *args, **kwargs):
@@ -37,14 +37,43 @@ class FastDiscrete(spaces.Discrete):
         return super().contains(x)
 
 
+class ResetNeededError(RuntimeError):
+    """``step()`` or ``last()`` with no game in play: before the first ``reset()`` of a raw
+    environment, or once the game is over (every agent has left)."""
+
+
+class CheckedOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` (calls before ``reset()`` raise its own
+    errors) that also refuses, with the raw environment's messages and before any inner
+    wrapper sees them, an action outside the action space (``ValueError`` naming the
+    agent, the action and the legal ones, where ``AssertOutOfBoundsWrapper`` asserts
+    without saying which) and ``step()`` or ``last()`` once the game is over
+    (:class:`ResetNeededError`, where PettingZoo warns or raises ``KeyError``)."""
+
+    def step(self, action) -> None:
+        if self._has_reset:
+            if not self.agents:
+                raise self.unwrapped.no_game_error()
+            agent = self.agent_selection
+            if not self.action_space(agent).contains(action) and not (
+                action is None and (self.terminations[agent] or self.truncations[agent])
+            ):
+                raise self.unwrapped.action_error(agent, action)
+        super().step(action)
+
+    def last(self, observe: bool = True):
+        if self._has_reset and not self.agents:
+            raise self.unwrapped.no_game_error()
+        return super().last(observe)
+
+
 def wrap(raw: AECEnv) -> AECEnv:
     """PettingZoo's standard wrappers around a raw environment: an illegal move ends the
-    game with reward -1 for the offender; actions out of the space assert; calls out of
-    order raise."""
+    game with reward -1 for the offender (``TerminateIllegalWrapper``); an action out of
+    the space raises ``ValueError``, calls out of order or after the game raise
+    (:class:`CheckedOrderEnforcingWrapper`)."""
     e = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return CheckedOrderEnforcingWrapper(e)
 
 
 class CardGameEnv(AECEnv):
@@ -107,6 +136,7 @@ class CardGameEnv(AECEnv):
         self.state_space = spaces.Box(0.0, self.state_layout.high, dtype=np.float32)
         self._rng: np.random.Generator | None = None
         self.game = None
+        self.agents: list[str] = []
         self.last_event = ""
 
     # -- PettingZoo API ------------------------------------------------------------------
@@ -133,7 +163,14 @@ class CardGameEnv(AECEnv):
     def state(self) -> np.ndarray:
         return self.state_layout.build(self.game)
 
+    def last(self, observe: bool = True):
+        if not self.agents:
+            raise self.no_game_error()
+        return super().last(observe)
+
     def step(self, action) -> None:
+        if not self.agents:
+            raise self.no_game_error()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -143,8 +180,7 @@ class CardGameEnv(AECEnv):
         try:
             eng.apply(g, action)
         except eng.IllegalActionError as e:
-            legal = ", ".join(f"{a} ({self.table.name(a)})" for a in eng.legal_actions(g))
-            raise ValueError(f"{agent}: {e}. Legal actions: {legal}") from None
+            raise self._refusal(agent, str(e)) from None
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
         for a in rewards:
@@ -181,6 +217,26 @@ class CardGameEnv(AECEnv):
         pass
 
     # -- helpers -------------------------------------------------------------------------
+    def no_game_error(self) -> ResetNeededError:
+        """The error for ``step()`` or ``last()`` with no game in play."""
+        if self.game is None:
+            return ResetNeededError("no game yet: call reset() before step() or last()")
+        return ResetNeededError("the game is over (every agent has left): call reset() to start a new game")
+
+    def action_error(self, agent: str, action) -> ValueError:
+        """The ``ValueError`` for ``action``, which is not in the action space, played by
+        ``agent``: what is wrong with it and the legal actions (as :meth:`step` says)."""
+        try:
+            self.table.check_id(action)
+            reason = f"action {action!r} is not in the action space"
+        except ValueError as e:
+            reason = str(e)
+        return self._refusal(agent, reason)
+
+    def _refusal(self, agent: str, reason: str) -> ValueError:
+        legal = ", ".join(f"{a} ({self.table.name(a)})" for a in self._engine.legal_actions(self.game))
+        return ValueError(f"{agent}: {reason}. Legal actions: {legal}")
+
     def decode(self, action: int):
         """What an action id means (the game's ``actions.Decoded``)."""
         return self.table.decode(action)
@@ -206,4 +262,4 @@ class CardGameEnv(AECEnv):
         raise NotImplementedError
 
 
-__all__ = ["CardGameEnv", "FastDiscrete", "place_reward", "wrap"]
+__all__ = ["CardGameEnv", "CheckedOrderEnforcingWrapper", "FastDiscrete", "ResetNeededError", "place_reward", "wrap"]

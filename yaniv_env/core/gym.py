@@ -18,10 +18,13 @@ The legal-action mask is :meth:`~CardGameGymEnv.action_masks` (for sb3-contrib's
 MaskablePPO) and ``info["action_mask"]``. The reward is the learner's AEC reward summed
 over everything that happened since its previous decision.
 
-An illegal action (only possible without the mask) ends the episode with
-``illegal_reward`` (default -1) and ``info["illegal_action"] = True``, as PettingZoo's
-``TerminateIllegalWrapper`` does, so that unmasked algorithms and the environment
-checkers can run; ``illegal_action="raise"`` raises ``ValueError`` instead.
+An illegal action (an id of the action space that the mask forbids, only possible without
+the mask) ends the episode with ``illegal_reward`` (default -1) and
+``info["illegal_action"] = True``, as PettingZoo's ``TerminateIllegalWrapper`` does, so
+that unmasked algorithms and the environment checkers can run; ``illegal_action="raise"``
+raises ``ValueError`` instead. Something that is not an id of the action space (out of
+range, a float, ``None``...) is a programming error: ``ValueError`` naming it and the
+valid range, whatever ``illegal_action`` says.
 """
 
 from __future__ import annotations
@@ -153,18 +156,30 @@ class CardGameGymEnv(gymnasium.Env):
         aec = self.aec
         if self._done or aec.agent_selection != self._learner:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        if not (0 <= int(action) < self._mask.size and self._mask[int(action)]):
+        action = self._action_id(action)
+        if not self._mask[action]:
             if self.illegal_action == "raise":
-                aec.step(int(action))  # raises ValueError naming the action and the legal ones
+                aec.step(action)  # raises ValueError naming the action and the legal ones
             self._done = True
             obs = self._observe()
             return obs, self.illegal_reward, True, False, {**self._info(), "illegal_action": True}
-        aec.step(int(action))
+        aec.step(action)
         reward = aec.rewards.get(self._learner, 0.0) + self._carry
         self._carry = 0.0
         more, terminated, truncated = self._play_opponents()
         obs = self._observe()
         return obs, float(reward + more), terminated, truncated, self._info()
+
+    def _action_id(self, action) -> int:
+        """``action`` as an ``int`` id of the action space (NumPy integers and 0-d integer
+        arrays are accepted); ``ValueError`` for anything else: a programming error, not a
+        move."""
+        if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+            action = action.item()
+        n = self._mask.size
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
+            raise ValueError(f"action {action!r} is not an action id: the ids are the ints 0..{n - 1}")
+        return int(action)
 
     def _play_opponents(self) -> tuple[float, bool, bool]:
         """Step other seats until the learner must act or its episode is over."""

@@ -103,9 +103,11 @@ unscored; it truncates a ``"deal"`` episode and the game goes on to the next dea
 Bad input
 ---------
 ``raw_env.step`` raises ``ValueError`` naming the illegal action, why it is illegal and the
-legal ones, and leaves the state untouched. ``env()`` adds PettingZoo's
-``TerminateIllegalWrapper`` (an illegal move ends the game with reward -1 for the
-offender), ``AssertOutOfBounds`` and ``OrderEnforcing`` wrappers.
+legal ones, and leaves the state untouched. ``env()`` is :func:`yaniv_env.core.aec.wrap`
+around it, as for Yaniv: an illegal move ends the game with reward -1 for the offender;
+an action outside the action space raises that same ``ValueError``; ``step()`` or
+``last()`` once the game is over (and on ``raw_env`` before ``reset()``) raise
+``ResetNeededError`` saying to call ``reset()``.
 
 Version history
 ---------------
