@@ -6,6 +6,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .streams import agent_key, below, decision_words
+
 
 @runtime_checkable
 class Policy(Protocol):
@@ -20,18 +22,20 @@ class Policy(Protocol):
 
 
 class RandomAgent:
-    """Uniform over the legal actions, from its own seeded generator."""
+    """Uniform over the legal actions: the ``i``-th legal action with ``i = below(word, n)``,
+    ``word`` the agent's per-decision word for the observation (:mod:`agents.streams`), so
+    :class:`agents.batched.BatchedRandom` makes the same moves on a batch."""
 
     name = "random"
 
     def __init__(self, seed: int | None = None, **_: object):
-        self.rng = np.random.default_rng(seed)
+        self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.key = agent_key(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
             raise ValueError("the action mask allows no action")
-        return int(legal[self.rng.integers(legal.size)])
+        return int(legal[int(below(decision_words(self.key, observation)[0], legal.size))])
