@@ -1,0 +1,278 @@
+"""``BatchedYaniv``: the Python face of the batched kernels (see the package docstring)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ..actions import action_table
+from ..cards import NUM_KINDS
+from ..core.seeding import game_key
+from ..engine import GAME_OVER
+from ..observation import ObservationLayout
+from ..rules import Rules, get_rules
+from . import kernels as K
+from .tables import tables
+
+REASONS = ("yaniv", "empty_hand", "draw")
+
+_compile_seconds: float | None = None
+
+
+def compile_seconds() -> float:
+    """Seconds the first use of the kernels took in this process (compiling them, or reading
+    them from Numba's cache): the kernels run once on a tiny batch to find out."""
+    global _compile_seconds
+    if _compile_seconds is None:
+        start = time.perf_counter()
+        eng = BatchedYaniv("standard", num_envs=1, seed=0)
+        eng.legal_masks()
+        eng.observations()
+        eng.step(np.flatnonzero(eng.legal_masks()[0])[:1])
+        eng.ranking()
+        K.random_play(eng._st, eng._tb, eng._result_arrays(), 1, np.zeros(1, np.uint64), np.zeros((1, 3), np.int64))
+        K.random_play_parallel(
+            eng._st, eng._tb, eng._result_arrays(), 1, np.zeros(1, np.uint64), np.zeros((1, 3), np.int64)
+        )
+        _compile_seconds = time.perf_counter() - start
+    return _compile_seconds
+
+
+@dataclass
+class StepResult:
+    """What one :meth:`BatchedYaniv.step` did, per game (see the package docstring)."""
+
+    acted: np.ndarray
+    seat: np.ndarray
+    round_over: np.ndarray
+    game_over: np.ndarray
+    score_delta: np.ndarray
+    points: np.ndarray
+    hand_totals: np.ndarray
+    winners: np.ndarray
+    eliminated: np.ndarray
+    scores: np.ndarray
+    reason: np.ndarray
+    caller: np.ndarray
+    challenger: np.ndarray
+    caller_beaten: np.ndarray
+    truncated: np.ndarray
+    game_truncated: np.ndarray
+    first_player: np.ndarray
+    turns: np.ndarray
+    places: np.ndarray
+    reset: np.ndarray
+
+
+_RESULT_KINDS = {
+    "acted": (bool, False),
+    "seat": (np.int64, False),
+    "round_over": (bool, False),
+    "game_over": (bool, False),
+    "score_delta": (np.int64, True),
+    "points": (np.int64, True),
+    "hand_totals": (np.int64, True),
+    "winners": (bool, True),
+    "eliminated": (bool, True),
+    "scores": (np.int64, True),
+    "reason": (np.int64, False),
+    "caller": (np.int64, False),
+    "challenger": (np.int64, False),
+    "caller_beaten": (bool, False),
+    "truncated": (bool, False),
+    "game_truncated": (bool, False),
+    "first_player": (np.int64, False),
+    "turns": (np.int64, False),
+    "places": (np.int64, True),
+}
+
+
+class BatchedYaniv:
+    """``num_envs`` games of one rule set, stepped together (see the package docstring)."""
+
+    def __init__(
+        self,
+        rules: str | Rules = "standard",
+        num_envs: int = 1,
+        seed: int | None = None,
+        num_players: int | None = None,
+        autoreset: bool = False,
+    ):
+        self.rules = get_rules(rules, num_players)
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.num_envs = num_envs
+        self.num_players = n = self.rules.num_players
+        self.autoreset = autoreset
+        self.table = action_table(self.rules)
+        self.layout = ObservationLayout(self.rules)
+        self.num_actions = self.table.num_actions
+        self._tb = tables(self.rules)
+        B = num_envs
+        deck = self.rules.deck_size
+        self._st = (
+            np.zeros((B, K.NG), np.int64),  # g
+            np.zeros((B, n), np.int64),  # scores
+            np.zeros((B, n), np.int8),  # alive
+            np.zeros((B, n), np.int64),  # out_round
+            np.zeros((B, n, NUM_KINDS), np.int8),  # hands
+            np.zeros((B, n), np.int64),  # hand_len
+            np.zeros((B, n, NUM_KINDS), np.int8),  # known
+            np.zeros((B, deck), np.int8),  # stock
+            np.zeros((B, deck), np.int8),  # pile
+            np.zeros((B, NUM_KINDS), np.int8),  # pile_cnt
+            np.zeros((B, self.rules.hand_size + 4), np.int8),  # top
+            np.zeros((B, NUM_KINDS), np.int8),  # takeable
+            np.zeros(B, np.uint64),  # keys
+        )
+        self.game_seeds = np.zeros(B, np.int64)
+        self._next_seed = 0
+        self._legal_buf = np.empty(K.MAX_LEGAL, np.int64)
+        self.reset(seed)
+
+    # -- state ------------------------------------------------------------------------
+    @property
+    def current(self) -> np.ndarray:
+        """Seat to act in each game (meaningless where ``done``)."""
+        return self._st[0][:, K.G_CURRENT]
+
+    @property
+    def phase(self) -> np.ndarray:
+        return self._st[0][:, K.G_PHASE]
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self._st[1]
+
+    @property
+    def alive(self) -> np.ndarray:
+        return self._st[2].astype(bool)
+
+    @property
+    def round_index(self) -> np.ndarray:
+        return self._st[0][:, K.G_ROUND_INDEX]
+
+    @property
+    def turns(self) -> np.ndarray:
+        """Whole turns played in each game (``state.turns``)."""
+        return self._st[0][:, K.G_TURNS]
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.phase == GAME_OVER
+
+    # -- resetting --------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> None:
+        """Every game anew: slot ``i`` plays the game seeded ``seed + i``."""
+        if seed is None:
+            seed = int(np.random.default_rng().integers(1 << 62))
+        self._next_seed = int(seed)
+        self.reset_games(np.ones(self.num_envs, dtype=bool))
+
+    def reset_games(self, which) -> np.ndarray:
+        """Start new games in the slots ``which`` (a bool mask or indices) with the next
+        seeds in slot order; returns the slots."""
+        slots = np.asarray(which)
+        slots = np.flatnonzero(slots) if slots.dtype == bool else slots.astype(np.int64)
+        seeds = self._next_seed + np.arange(len(slots), dtype=np.int64)
+        self._next_seed += len(slots)
+        self.game_seeds[slots] = seeds
+        keys = np.array([game_key(np.random.default_rng(int(s))) for s in seeds], dtype=np.uint64)
+        K.new_games(self._st, self._tb, slots, keys)
+        return slots
+
+    # -- reading --------------------------------------------------------------------
+    def legal_masks(self) -> np.ndarray:
+        """bool [B, A]: the legal actions of each game's acting seat."""
+        masks = np.empty((self.num_envs, self.num_actions), dtype=bool)
+        K.legal_masks(self._st, self._tb, masks)
+        return masks
+
+    def legal_actions(self, game: int) -> list[int]:
+        """Sorted legal ids of one game."""
+        count = K.legal_list(self._st, self._tb, game, self._legal_buf)
+        return sorted(self._legal_buf[:count].tolist())
+
+    def observations(self, seats=None) -> np.ndarray:
+        """float32 [B, S]: each game's observation from ``seats[b]`` (default: the acting
+        seat), equal to ``ObservationLayout.build(state, seat)``."""
+        seats = self.current if seats is None else np.broadcast_to(np.asarray(seats, dtype=np.int64), self.num_envs)
+        if ((seats < 0) | (seats >= self.num_players)).any():
+            raise ValueError(f"seats must be in 0..{self.num_players - 1}, got {seats.tolist()}")
+        out = np.empty((self.num_envs, self.layout.size), dtype=np.float32)
+        K.observations(self._st, self._tb, np.ascontiguousarray(seats), out)
+        return out
+
+    def ranking(self) -> np.ndarray:
+        """int64 [B, n]: each game's places (``engine.ranking``)."""
+        out = np.empty((self.num_envs, self.num_players), np.int64)
+        for b in range(self.num_envs):
+            K.ranking(self._st, self._tb, b, out[b])
+        return out
+
+    # -- playing --------------------------------------------------------------------
+    def _result_arrays(self) -> tuple:
+        B, n = self.num_envs, self.num_players
+        arrays = []
+        for dtype, per_seat in _RESULT_KINDS.values():
+            arrays.append(np.zeros((B, n) if per_seat else B, dtype=dtype))
+        for name in ("seat", "caller", "challenger", "reason"):
+            arrays[list(_RESULT_KINDS).index(name)][:] = -1
+        return tuple(arrays)
+
+    def step(self, actions) -> StepResult:
+        """One decision in every unfinished game (see the package docstring)."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} int ids, got {actions!r}")
+        actions = actions.astype(np.int64)
+        bad = K.first_illegal(self._st, self._tb, actions)
+        if bad >= 0:
+            a = int(actions[bad])
+            name = self.table.name(a) if 0 <= a < self.num_actions else "not an action id"
+            legal = ", ".join(f"{i} ({self.table.name(i)})" for i in self.legal_actions(bad))
+            raise ValueError(
+                f"game {bad}: illegal action {a} ({name}) for player {int(self.current[bad])}; legal: {legal}"
+            )
+        rs = self._result_arrays()
+        K.step(self._st, self._tb, rs, actions)
+        result = StepResult(*rs, reset=np.zeros(self.num_envs, dtype=bool))
+        if self.autoreset and result.game_over.any():
+            result.reset[self.reset_games(result.game_over)] = True
+        return result
+
+
+def round_rewards(result: StepResult, scheme: str = "score_outcome", episode: str = "game") -> np.ndarray:
+    """float64 [B, n]: the AEC environment's rewards for the rounds that ended in ``result``
+    (zeros elsewhere), for reward ``scheme`` and ``episode`` (``game`` or ``round``); seats
+    already out of the game get none, as in the environment."""
+    from ..yaniv_aec import EPISODES, REWARD_SCHEMES, SCORE_SCALE, place_reward
+
+    if scheme not in REWARD_SCHEMES:
+        raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {scheme!r}")
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    B, n = result.score_delta.shape
+    rewards = np.zeros((B, n))
+    for b in np.flatnonzero(result.round_over):
+        live = [p for p in range(n) if result.hand_totals[b, p] >= 0]
+        if scheme in ("score", "score_outcome"):
+            for p in live:
+                rewards[b, p] -= result.score_delta[b, p] / SCORE_SCALE
+        if scheme == "round_win":
+            rewards[b, result.winners[b]] += 1.0
+        if scheme in ("outcome", "score_outcome"):
+            if episode == "round":
+                for p in live:
+                    place = sum(1 for q in live if result.points[b, q] < result.points[b, p])
+                    rewards[b, p] += place_reward(place, len(live))
+            else:
+                ending = live if result.game_over[b] else np.flatnonzero(result.eliminated[b])
+                for p in ending:
+                    rewards[b, p] += place_reward(int(result.places[b, p]), n)
+    return rewards
+
+
+assert [f.name for f in fields(StepResult)][:-1] == list(_RESULT_KINDS)
