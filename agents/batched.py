@@ -203,9 +203,8 @@ def _greedy_kernel(
                 if completes:
                     if best_complete < 0 or card_value[c] < card_value[best_complete - TAKE_BASE]:
                         best_complete = a
-                elif card_value[c] <= take_max:
-                    if best_low < 0 or card_value[c] < card_value[best_low - TAKE_BASE]:
-                        best_low = a
+                elif card_value[c] <= take_max and (best_low < 0 or card_value[c] < card_value[best_low - TAKE_BASE]):
+                    best_low = a
             if best_complete >= 0:
                 act = best_complete
             elif best_low >= 0:
