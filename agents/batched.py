@@ -31,7 +31,7 @@ from functools import lru_cache
 import numba
 import numpy as np
 
-from yaniv_env import Rules, get_rules
+from yaniv_env import Rules
 from yaniv_env.actions import (
     ASAF,
     BLAST,
@@ -44,10 +44,11 @@ from yaniv_env.actions import (
     action_table,
 )
 from yaniv_env.cards import NUM_KINDS, YANIV_VALUE
+from yaniv_env.core.seeding import GOLDEN
 from yaniv_env.observation import ObservationLayout
 
-from .common import num_players_from_obs
-from .streams import agent_key, below, decision_words
+from .greedy import GreedyAgent
+from .streams import agent_key
 
 __all__ = ["BatchedRandom", "BatchedGreedy", "BatchedHeuristic", "BatchedTrained", "ScalarLoop", "batched"]
 
@@ -60,6 +61,36 @@ def _as_batch(observations, masks) -> tuple[np.ndarray, np.ndarray]:
             f"act_batch takes observations [B, S] and masks [B, A] with the same B; got {obs.shape} and {m.shape}"
         )
     return obs, m
+
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(GOLDEN)
+
+
+@numba.njit(cache=True)
+def _mix(z):
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@numba.njit(cache=True)
+def _words_kernel(keys, bits, out):
+    for b in range(bits.shape[0]):
+        total = np.uint64(0)
+        for j in range(bits.shape[1]):
+            total += _mix(bits[b, j] + _GOLDEN * np.uint64(j + 1))
+        out[b] = _mix(total ^ keys[b])
+
+
+def batch_words(keys: np.ndarray, obs: np.ndarray) -> np.ndarray:
+    """:func:`agents.streams.decision_words` compiled (the same formula, for whole batches)."""
+    if obs.shape[1] % 2:
+        obs = np.concatenate([obs, np.zeros((obs.shape[0], 1), np.float32)], axis=1)
+    out = np.empty(len(obs), dtype=np.uint64)
+    _words_kernel(np.ascontiguousarray(keys, dtype=np.uint64), np.ascontiguousarray(obs).view(np.uint64), out)
+    return out
 
 
 def _row_keys(keys, own_key: int, size: int) -> np.ndarray:
@@ -82,11 +113,28 @@ class BatchedRandom:
 
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
         obs, m = _as_batch(observations, masks)
-        counts = m.sum(axis=1)
-        picks = below(decision_words(_row_keys(keys, self.key, len(obs)), obs), counts.astype(np.uint64))
-        # the index of the (pick+1)-th legal action: first column where the running count exceeds pick
-        actions = (np.cumsum(m, axis=1) > picks.astype(np.int64)[:, None]).argmax(axis=1)
-        return np.where(counts > 0, actions, -1).astype(np.int64)
+        out = np.empty(len(obs), dtype=np.int64)
+        _pick_legal(m, batch_words(_row_keys(keys, self.key, len(obs)), obs), out)
+        return out
+
+
+@numba.njit(cache=True)
+def _pick_legal(masks, words, out):
+    """``out[b]``: the ``below(words[b], n)``-th of the ``n`` legal actions of row ``b`` (-1 if none)."""
+    for b in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            n += masks[b, a]
+        out[b] = -1
+        if n == 0:
+            continue
+        pick = np.int64(((words[b] >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+        for a in range(masks.shape[1]):
+            if masks[b, a]:
+                if pick == 0:
+                    out[b] = a
+                    break
+                pick -= 1
 
 
 # -- greedy --------------------------------------------------------------------------------
@@ -224,38 +272,9 @@ def _greedy_kernel(
         out[b] = act
 
 
-class _PerPlayerCount:
-    """Rules resolved per observation length (as :class:`agents.common.AgentBase` does)."""
-
-    def __init__(self, rules: str | Rules, num_players: int | None):
-        self.base_rules = get_rules(rules)
-        self.num_players = num_players
-
-    def rules_for(self, obs: np.ndarray) -> Rules:
-        return get_rules(self.base_rules, self.num_players or num_players_from_obs(obs.shape[1]))
-
-
-class BatchedGreedy(_PerPlayerCount):
-    """:class:`agents.greedy.GreedyAgent` on a batch (Numba kernel)."""
-
-    name = "greedy"
-
-    def __init__(
-        self,
-        seed: int | None = None,
-        rules: str | Rules = "standard",
-        num_players: int | None = None,
-        take_max: int = 3,
-        **options,
-    ):
-        if options:
-            raise ValueError(f"unknown greedy options: {', '.join(sorted(options))}; known: take_max")
-        super().__init__(rules, num_players)
-        self.take_max = int(take_max)
-        self.reset(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.key = agent_key(seed)
+class BatchedGreedy(GreedyAgent):
+    """:class:`agents.greedy.GreedyAgent` that also decides on a batch (Numba kernel); its
+    ``act`` is the scalar agent's."""
 
     def _run(self, obs, m, words, use_words, t: _GreedyTables) -> np.ndarray:
         out = np.empty(len(obs), dtype=np.int64)
@@ -267,11 +286,13 @@ class BatchedGreedy(_PerPlayerCount):
 
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
         obs, m = _as_batch(observations, masks)
-        t = _greedy_tables(self.rules_for(obs))
+        if not len(obs):
+            return np.empty(0, dtype=np.int64)
+        t = _greedy_tables(self.context_for(obs[0]).rules)
         out = self._run(obs, m, np.zeros(len(obs), np.uint64), False, t)
         tied = np.flatnonzero(out == -2)
         if tied.size:  # hash only the observations whose decision draws
-            words = decision_words(_row_keys(keys, self.key, len(obs))[tied], obs[tied])
+            words = batch_words(_row_keys(keys, self.key, len(obs))[tied], obs[tied])
             out[tied] = self._run(obs[tied], m[tied], words, True, t)
         return out
 
@@ -368,7 +389,6 @@ def batched(agent, seed: int | None = None, rules: str | Rules = "standard", **o
 
         agent = agents.make(agent, seed=seed, rules=rules, **options)
     from .base import RandomAgent
-    from .greedy import GreedyAgent
     from .heuristic import HeuristicAgent
     from .trained import TrainedAgent
 

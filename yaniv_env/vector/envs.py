@@ -89,6 +89,16 @@ def _opponent_policies(opponents, n: int, rules) -> list:
     return out
 
 
+def _checked_rules(rules, num_players: int, episode: str, reward: str, turn_limit: int | None):
+    """The rules of the games (``turn_limit`` applied), after checking ``episode`` and ``reward``."""
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    if reward not in REWARD_SCHEMES:
+        raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
+    rules = get_rules(rules, num_players)
+    return rules if turn_limit is None else rules.replace(turn_limit=turn_limit)
+
+
 class LearnerGames:
     """B games with one learner seat each and the opponents stepped inside, in batch: the
     state machine behind :class:`YanivVectorEnv` and :class:`YanivVecEnv` (see the module
@@ -109,14 +119,7 @@ class LearnerGames:
         reward: str = "score_outcome",
         turn_limit: int | None = None,
     ):
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if reward not in REWARD_SCHEMES:
-            raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
-        rules = get_rules(rules, num_players)
-        if turn_limit is not None:
-            rules = rules.replace(turn_limit=turn_limit)
-        self.rules = rules
+        self.rules = rules = _checked_rules(rules, num_players, episode, reward, turn_limit)
         n = self.num_players = rules.num_players
         if learner_seat != "random" and not (type(learner_seat) is int and 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
@@ -398,14 +401,7 @@ class BatchedSelfPlay:
         reward: str = "score_outcome",
         turn_limit: int | None = None,
     ):
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if reward not in REWARD_SCHEMES:
-            raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
-        rules = get_rules(rules, num_players)
-        if turn_limit is not None:
-            rules = rules.replace(turn_limit=turn_limit)
-        self.rules = rules
+        self.rules = rules = _checked_rules(rules, num_players, episode, reward, turn_limit)
         self.num_envs = num_envs
         self.episode = episode
         self.reward = reward
