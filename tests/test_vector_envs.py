@@ -110,7 +110,7 @@ CASES = [
 ]
 
 
-def compare_with_gym(games_class, preset, n, opp, seat, episode, reward, B=2, steps=200, seed=7, turn_limit=40):
+def compare_with_gym(games_class, preset, n, opp, seat, episode, reward, B=3, steps=300, seed=7, turn_limit=40):
     """Play ``steps`` learner steps of B games with greedy learner moves in the vector env and
     in B ``YanivGymEnv``s; everything the learner sees must be equal. Returns the episodes
     ended. (A short turn limit makes random games end, and rounds truncate.)"""
@@ -142,7 +142,7 @@ def compare_with_gym(games_class, preset, n, opp, seat, episode, reward, B=2, st
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c[:2])) + f"-{c[4]}-{c[5]}")
 def test_learner_logic_matches_gym_wrapper(case):
-    steps = 100 if "heuristic" in case[2] else 200
+    steps = 100 if "heuristic" in case[2] else 300
     assert compare_with_gym(ScalarLearnerGames, *case, steps=steps) > 0
 
 
@@ -161,7 +161,7 @@ def engines_deal_alike() -> bool:
 def test_vector_env_matches_gym_wrapper(case):
     if not engines_deal_alike():
         pytest.skip("the batched and the scalar engine deal different cards from one seed on this tree")
-    steps = 100 if "heuristic" in case[2] else 200
+    steps = 100 if "heuristic" in case[2] else 300
     assert compare_with_gym(LearnerGames, *case, steps=steps) > 0
 
 

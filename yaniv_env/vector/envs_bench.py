@@ -191,11 +191,13 @@ def format_vector(result: dict) -> str:
     lines = [
         f"vector environments ({result['preset']}, {result['players']} players, B = {result['num_envs']}, "
         f"load {result['load']:.1f})",
-        f"{'learner steps/s vs':<28}{'vector env':>12}{'Gymnasium':>12}{'ratio':>8}",
+        f"{'learner steps/s vs':<28}{'vector env':>12}{'Gymnasium':>12}{'ratio':>8}"
+        f"{'vector/CPU s':>14}{'Gym/CPU s':>12}",
     ]
     for opp, r in result["vector_env"].items():
         v, g = r["vector"]["steps_per_s"], r["gym"]["steps_per_s"]
-        lines.append(f"{opp:<28}{v:>12,.0f}{g:>12,.0f}{v / g:>8.1f}")
+        vc, gc = (r[k]["steps"] / r[k]["cpu_seconds"] for k in ("vector", "gym"))
+        lines.append(f"{opp:<28}{v:>12,.0f}{g:>12,.0f}{v / g:>8.1f}{vc:>14,.0f}{gc:>12,.0f}")
     if "ppo" in result:
         v, g = result["ppo"]["vector"], result["ppo"]["gym"]
         lines.append(
