@@ -129,10 +129,8 @@ def below(word, n):
 @njit(cache=True)
 def shuffle(cards, length, key):
     """``seeding.shuffled`` in place on ``cards[:length]``."""
-    t = 0
     for i in range(length - 1, 0, -1):
-        j = below(mix64(key + _GOLD * np.uint64(t + 1)), i + 1)
-        t += 1
+        j = below(mix64(key + _GOLD * np.uint64(length - i)), i + 1)  # word t = length-1-i
         c = cards[i]
         cards[i] = cards[j]
         cards[j] = c
@@ -476,10 +474,10 @@ def _offer_blast(st, tb, b):
 
 @njit(cache=True)
 def _in_top(top, b, length, k):
+    found = False
     for i in range(length):
-        if top[b, i] == k:
-            return True
-    return False
+        found |= top[b, i] == k
+    return found
 
 
 @njit(cache=True)
@@ -808,7 +806,7 @@ def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
 @njit(cache=True)
 def ranking(st, tb, b, out):
     """``engine.ranking`` of game ``b`` into ``out[:n]``."""
-    g, scores, alive, out_round = st[0], st[1], st[2], st[3]
+    scores, alive, out_round = st[1], st[2], st[3]
     n = tb.rules[R_PLAYERS]
     last_standing = tb.rules[R_LAST_STANDING]
     for p in range(n):

@@ -1,0 +1,177 @@
+"""The batched engine (yaniv_env.vector) against the scalar engine, decision by decision.
+
+Every test here replays batched games through ``yaniv_env.engine`` from the same seeds
+(:func:`yaniv_env.vector.verify.verify`): legal masks, observations (acting seat at every
+decision, every seat every few decisions), round results, score changes, places and final
+rankings must be equal. The million-game check of the README runs with
+``python -m yaniv_env.vector.verify --games 1000000 --players 2 3 4 5`` or, through pytest,
+``YANIV_VECTOR_GAMES=1000000 python -m pytest tests/test_vector_engine.py --runslow -k many``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from yaniv_env import engine
+from yaniv_env.core import seeding
+from yaniv_env.rules import PRESETS, get_rules
+from yaniv_env.vector import BatchedYaniv, round_rewards
+from yaniv_env.vector import kernels as K
+from yaniv_env.vector.verify import scalar_game, verify
+
+PLAYERS = (2, 3, 4, 5)
+CASES = [(name, n) for name in PRESETS for n in PLAYERS]
+
+
+@pytest.mark.parametrize("name,players", CASES)
+def test_random_and_greedy_games_match_the_scalar_engine(name, players):
+    # short games when greedy (calls end rounds), long ones when random (reshuffles, draws)
+    rules = get_rules(name, players)
+    greedy = verify(rules, games=24, seed=100 + players, batch=24, greedy_share=1.0)
+    mixed = verify(rules, games=6, seed=200 + players, batch=6, greedy_share=0.3)
+    assert greedy.divergences == mixed.divergences == 0
+    assert greedy.games == 24 and mixed.games == 6
+    assert greedy.decisions > 24 * 20
+
+
+OPTIONS = st.fixed_dictionaries(
+    {
+        "challenge": st.sampled_from(["reveal", "asaf"]),
+        "beaten_winners_score": st.sampled_from(["zero", "hand"]),
+        "set_pickup": st.sampled_from(["any", "ends", "top"]),
+        "run_pickup": st.sampled_from(["any", "ends"]),
+        "slam": st.sampled_from(["none", "single", "same_rank"]),
+        "slam_from_stock_only": st.booleans(),
+        "empty_hand_wins": st.booleans(),
+        "milestone": st.sampled_from(["none", "halve", "subtract"]),
+        "game_end": st.sampled_from(["last_standing", "first_to_limit"]),
+        "score_limit": st.integers(20, 120),
+        "limit_inclusive": st.booleans(),
+        "stock_exhaustion": st.sampled_from(["reshuffle", "draw"]),
+        "turn_limit": st.integers(4, 60),
+        "round_limit": st.integers(1, 12),
+        "hand_size": st.integers(3, 7),
+        "call_max": st.integers(0, 12),
+        "penalty": st.integers(0, 40),
+        "run_min": st.integers(3, 4),
+        "run_jokers_max": st.sampled_from([None, 0, 1, 2]),
+        "run_jokers_at_ends": st.booleans(),
+        "jokers_per_deck": st.integers(0, 3),
+    }
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    base=st.sampled_from(list(PRESETS)),
+    players=st.integers(2, 5),
+    options=OPTIONS,
+    blast=st.booleans(),
+    table=st.booleans(),
+    seed=st.integers(0, 2**31),
+)
+def test_random_rules_match_the_scalar_engine(base, players, options, blast, table, seed):
+    rules = get_rules(base, players)
+    if table:
+        options = options | {"milestone": "table", "milestone_table": ((50, 0), (100, 50))}
+    try:
+        rules = rules.replace(**options, blast=blast and rules.num_decks == 1)
+    except ValueError:
+        return  # an impossible combination (too many cards for the seats, ...)
+    summary = verify(rules, games=4, seed=seed, batch=4, greedy_share=0.5, all_seats_every=3)
+    assert summary.divergences == 0 and summary.games == 4
+
+
+def test_seeding_twins_equal_the_python_formulas():
+    rng = np.random.default_rng(5)
+    for _ in range(2000):
+        key = int(rng.integers(1 << 63))
+        r, stream, index = (int(v) for v in rng.integers(0, 50, 3))
+        sk = seeding.stream_key(key, r, stream, index)
+        assert int(K.stream_key(np.uint64(key), r, stream, index)) == sk
+        assert int(K.mix64(np.uint64(key))) == seeding.mix64(key)
+        n = int(rng.integers(1, 120))
+        assert K.lot(n, np.uint64(sk)) == seeding.lot(n, sk)
+        cards = np.arange(n, dtype=np.int8)
+        K.shuffle(cards, n, np.uint64(sk))
+        assert cards.tolist() == seeding.shuffled(list(range(n)), sk)
+
+
+def test_a_slot_seeded_s_is_the_scalar_game_seeded_s():
+    eng = BatchedYaniv("standard", num_envs=3, seed=41)
+    assert eng.game_seeds.tolist() == [41, 42, 43]
+    for b in range(3):
+        s = scalar_game(eng.rules, 41 + b)
+        assert eng.legal_actions(b) == engine.legal_actions(s)
+        assert eng.current[b] == s.current
+    again = BatchedYaniv("standard", num_envs=3, seed=41)
+    assert np.array_equal(again.observations(), eng.observations())
+
+
+def test_an_illegal_action_names_the_game_and_changes_nothing():
+    eng = BatchedYaniv("standard", num_envs=4, seed=3)
+    masks = eng.legal_masks()
+    actions = np.array([np.flatnonzero(m)[0] for m in masks])
+    illegal = int(np.flatnonzero(~masks[2])[-1])
+    actions[2] = illegal
+    before = [a.copy() for a in eng._st]
+    with pytest.raises(ValueError, match=rf"game 2: illegal action {illegal} \(discard .*\).*legal: "):
+        eng.step(actions)
+    assert all(np.array_equal(a, b) for a, b in zip(eng._st, before, strict=True))
+    with pytest.raises(ValueError, match="game 0: illegal action 99999 \\(not an action id\\)"):
+        eng.step(np.array([99999, *actions[1:]]))
+    with pytest.raises(ValueError, match="4 int ids"):
+        eng.step(actions[:3])
+
+
+def test_autoreset_starts_the_next_seeds_and_reports_places():
+    eng = BatchedYaniv("seven", num_envs=2, seed=0, autoreset=True)
+    rng = np.random.default_rng(0)
+    ended = 0
+    while ended < 3:
+        masks = eng.legal_masks()
+        res = eng.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        for b in np.flatnonzero(res.game_over):
+            assert res.reset[b] and eng.game_seeds[b] == 2 + ended
+            assert sorted(res.places[b].tolist())[0] == 0
+            ended += 1
+        assert not eng.done.any()
+
+
+def test_round_rewards_follow_the_environment_schemes():
+    eng = BatchedYaniv("standard", num_envs=8, seed=9)
+    rng = np.random.default_rng(1)
+    while True:
+        masks = eng.legal_masks()
+        res = eng.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]))
+        if res.round_over.any():
+            break
+    b = int(np.flatnonzero(res.round_over)[0])
+    score = round_rewards(res, "score")[b]
+    assert np.allclose(score, -res.score_delta[b] / 100)
+    win = round_rewards(res, "round_win")[b]
+    assert win.tolist() == res.winners[b].astype(float).tolist()
+    per_round = round_rewards(res, "outcome", episode="round")[b]
+    assert per_round.max() == 1.0 and per_round.min() == -1.0
+    assert not round_rewards(res, "score")[~res.round_over].any()
+
+
+def test_importing_the_core_does_not_import_numba():
+    code = "import sys, yaniv_env, yaniv_env.engine; assert 'numba' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.slow
+def test_many_games_per_preset():
+    games = int(os.environ.get("YANIV_VECTOR_GAMES", "2000"))
+    for name in PRESETS:
+        summary = verify(get_rules(name, 2), games=games, seed=7, batch=256)
+        print(summary.line())
+        assert summary.divergences == 0 and summary.games == games
