@@ -18,6 +18,8 @@ import numpy as np
 
 from yaniv_env.core.policies import Policy
 
+from .streams import agent_key, below, decision_words
+
 __all__ = ["IllegalChoiceError", "Policy", "RandomAgent", "checked_choice", "strict_default"]
 
 
@@ -47,19 +49,21 @@ def checked_choice(agent: str, action: int, legal: list[int], rng: np.random.Gen
 
 
 class RandomAgent:
-    """Uniform over the legal actions, from its own seeded generator."""
+    """Uniform over the legal actions: the ``i``-th legal action with ``i = below(word, n)``,
+    ``word`` the agent's per-decision word for the observation (:mod:`agents.streams`), so
+    :class:`agents.batched.BatchedRandom` makes the same moves on a batch."""
 
     name = "random"
 
     def __init__(self, seed: int | None = None, rules=None, num_players: int | None = None):
         # rules and players do not change uniform play; accepted like every agent's
-        self.rng = np.random.default_rng(seed)
+        self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.key = agent_key(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
             raise ValueError("the action mask allows no action")
-        return int(legal[self.rng.integers(legal.size)])
+        return int(legal[int(below(decision_words(self.key, observation)[0], legal.size))])

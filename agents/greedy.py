@@ -24,13 +24,15 @@ from .common import (
     AgentBase,
     hand_total,
 )
+from .streams import agent_key, below, decision_words
 
 
 class GreedyAgent(AgentBase):
     """Throws the most points it can, every turn, and calls Yaniv at the first chance.
 
     *Discard*: the legal discard removing the most points from the hand (ties: more
-    cards, then a random layout). *Draw*: takes a card from the previous discard only if
+    cards, then a random one: ``below(word, ties)``, ``word`` the agent's per-decision word
+    for the observation, :mod:`agents.streams`). *Draw*: takes a card from the previous discard only if
     it is low (value ≤ ``take_max``, 3 by default) or completes a set or run with the cards
     left in hand (then the one that does, the lowest first); otherwise draws from the
     stock. *Call*: Yaniv as soon as the hand total allows it. *Slam*: always. *Asaf* (001):
@@ -52,6 +54,11 @@ class GreedyAgent(AgentBase):
             raise TypeError(f"unknown greedy options: {', '.join(sorted(options))}; known: take_max")
         super().__init__(seed, rules, num_players)
         self.take_max = take_max
+        self.key = agent_key(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.key = agent_key(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         info = self.info(observation, action_mask)
@@ -71,7 +78,9 @@ class GreedyAgent(AgentBase):
                 elif key == best_key:
                     best.append(a)
             if best:
-                return int(best[int(self.rng.integers(len(best)))]) if len(best) > 1 else best[0]
+                if len(best) == 1:
+                    return best[0]
+                return best[int(below(decision_words(self.key, observation)[0], len(best)))]
         elif info.phase == DRAW_PHASE:
             takes = [a for a in legal if TAKE_BASE <= a < DISCARD_BASE]
             hand = info.hand

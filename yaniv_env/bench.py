@@ -389,6 +389,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-batched", action="store_true", help="leave the batched engine out")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--vector",
+        action="store_true",
+        help="also the vector environments, MaskablePPO and a batched heuristic-vs-greedy tournament "
+        "(yaniv_env.vector.envs_bench), next to the single-env wrapper",
+    )
+    parser.add_argument("--vector-envs", type=int, default=256, help="games per vector env (default 256)")
+    parser.add_argument("--tournament-games", type=int, default=1000, help="games of the tournament (default 1000)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     if args.seconds <= 0:
@@ -409,7 +417,15 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"yaniv bench: {e}", file=sys.stderr)
         return 2
-    print(json.dumps(result, indent=2) if args.json else format_table(result))
+    if args.vector:
+        from .vector.envs_bench import format_vector, run_vector
+
+        preset = args.env_preset
+        result["vector"] = run_vector(
+            preset, args.players, args.seconds, args.vector_envs, tournament_games=args.tournament_games, seed=args.seed
+        )
+    text = format_table(result) + ("\n\n" + format_vector(result["vector"]) if args.vector else "")
+    print(json.dumps(result, indent=2) if args.json else text)
     return 0
 
 

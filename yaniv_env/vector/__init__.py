@@ -13,7 +13,7 @@ API::
     eng.game_seeds     # int64 [B]   the seed of the game each slot plays
     eng.legal_masks()  # bool [B, A] the acting seats' legal actions (A = table.num_actions)
     eng.observations() # float32 [B, S] acting seats (``seats=`` any seat per game)
-    res = eng.step(actions)   # int [B], one decision per game (ignored for finished games)
+    res = eng.step(actions)   # int [B], one decision per game (ignored for finished games; -1: wait)
     eng.ranking()      # int64 [B, n] places (0 = first), as engine.ranking
     eng.reset(seed)    # every game anew;  eng.reset_games(mask) some of them
 
@@ -32,7 +32,9 @@ makes the scalar game that deals so.
 ``autoreset`` or ``reset_games`` take the next seeds in order (``seed + B``, ``seed + B + 1``,
 ... by slot index at each step), so a run is the same whatever the timing.
 
-``step(actions)`` applies one decision per unfinished game (all actions are checked first:
+``step(actions)`` applies one decision per unfinished game whose action is not ``-1`` (a
+game given ``-1`` waits: the vector environments step only the games whose opponents act;
+all actions are checked first:
 an illegal one raises ``ValueError`` naming the game index, the action id and name and the
 legal ones, and no game changes) and returns a :class:`StepResult` of arrays over the batch:
 

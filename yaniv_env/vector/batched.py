@@ -168,13 +168,16 @@ class BatchedYaniv:
         self._next_seed = int(seed)
         self.reset_games(np.ones(self.num_envs, dtype=bool))
 
-    def reset_games(self, which) -> np.ndarray:
+    def reset_games(self, which, seeds=None) -> np.ndarray:
         """Start new games in the slots ``which`` (a bool mask or indices) with the next
-        seeds in slot order; returns the slots."""
+        seeds in slot order, or with ``seeds`` (one per slot; the vector environments draw
+        them as the Gymnasium wrapper does); returns the slots."""
         slots = np.asarray(which)
         slots = np.flatnonzero(slots) if slots.dtype == bool else slots.astype(np.int64)
-        seeds = self._next_seed + np.arange(len(slots), dtype=np.int64)
-        self._next_seed += len(slots)
+        if seeds is None:
+            seeds = self._next_seed + np.arange(len(slots), dtype=np.int64)
+            self._next_seed += len(slots)
+        seeds = np.asarray(seeds, dtype=np.int64)
         self.game_seeds[slots] = seeds
         keys = np.array([game_key(np.random.default_rng(int(s))) for s in seeds], dtype=np.uint64)
         K.new_games(self._st, self._tb, slots, keys)

@@ -456,7 +456,7 @@ def first_illegal(st, tb, actions):
     """The first game whose action is not legal (finished games take none), else -1."""
     buf = np.empty(MAX_LEGAL, dtype=np.int64)
     for b in range(actions.shape[0]):
-        if st[0][b, G_PHASE] == GAME_OVER:
+        if st[0][b, G_PHASE] == GAME_OVER or actions[b] < 0:
             continue
         a = actions[b]
         ok = False
@@ -912,7 +912,7 @@ def step(st, tb, rs, actions):
     g = st[0]
     acted, seat, round_over, places = rs[0], rs[1], rs[2], rs[18]
     for b in range(actions.shape[0]):
-        if g[b, G_PHASE] == GAME_OVER:
+        if g[b, G_PHASE] == GAME_OVER or actions[b] < 0:
             continue
         acted[b] = True
         seat[b] = g[b, G_CURRENT]

@@ -1,0 +1,99 @@
+"""Batched agents (agents.batched) make the scalar agents' decisions on the same observations:
+positions from random, greedy and heuristic games through the AEC env, every preset, 2-5
+players."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import agents  # noqa: E402
+from agents.batched import BatchedGreedy, BatchedRandom, batched  # noqa: E402
+from agents.streams import agent_key  # noqa: E402
+from yaniv_env import PRESETS, raw_env  # noqa: E402
+
+PLAYERS = ("random", "greedy", "heuristic")
+
+
+def positions(preset: str, n: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every decision's observation and mask in ``games`` AEC games of mixed baseline agents."""
+    env = raw_env(rules=preset, num_players=n)
+    obs, masks = [], []
+    for g in range(games):
+        env.reset(seed=seed + g)
+        seats = [agents.make(PLAYERS[(g + i) % 3], seed=seed + 10 * g + i, rules=env.rules) for i in range(n)]
+        for name in env.agent_iter():
+            o, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            obs.append(o["observation"])
+            masks.append(o["action_mask"])
+            env.step(seats[env.possible_agents.index(name)].act(o["observation"], o["action_mask"]))
+    return np.array(obs), np.array(masks)
+
+
+@pytest.fixture(scope="module", params=[(p, n) for p in PRESETS for n in (2, 3, 4, 5)], ids=lambda c: f"{c[0]}-{c[1]}")
+def table(request):
+    preset, n = request.param
+    return preset, *positions(preset, n, games=2, seed=31)
+
+
+@pytest.mark.parametrize("name", ["random", "greedy"])
+def test_batched_equals_scalar(table, name):
+    preset, obs, masks = table
+    for seed in (7,):
+        scalar = agents.make(name, seed=seed, rules=preset)
+        expected = np.array([scalar.act(o, m) for o, m in zip(obs, masks, strict=True)])
+        np.testing.assert_array_equal(batched(name, seed=seed, rules=preset).act_batch(obs, masks), expected)
+        np.testing.assert_array_equal(batched(scalar).act_batch(obs, masks), expected)  # from the object
+
+
+def test_heuristic_batched_equals_scalar(table):
+    preset, obs, masks = table
+    rows = slice(0, 150)  # the batched heuristic runs the scalar policy: a few rows suffice
+    scalar = agents.make("heuristic", seed=0, rules=preset)
+    expected = [scalar.act(o, m) for o, m in zip(obs[rows], masks[rows], strict=True)]
+    np.testing.assert_array_equal(
+        batched("heuristic", seed=0, rules=preset).act_batch(obs[rows], masks[rows]), expected
+    )
+
+
+def test_per_row_keys_are_per_row_agents():
+    obs, masks = positions("standard", 3, games=1, seed=4)
+    seeds = np.arange(len(obs)) % 5
+    keys = np.array([agent_key(int(s)) for s in seeds], dtype=np.uint64)
+    for name, agent in (("random", BatchedRandom()), ("greedy", BatchedGreedy(rules="standard"))):
+        scalars = [agents.make(name, seed=s, rules="standard") for s in range(5)]
+        expected = [scalars[s].act(o, m) for s, o, m in zip(seeds, obs, masks, strict=True)]
+        np.testing.assert_array_equal(agent.act_batch(obs, masks, keys), expected)
+
+
+def test_greedy_ties_are_drawn_and_reproducible():
+    obs, masks = positions("standard", 2, games=3, seed=8)
+    a = BatchedGreedy(seed=1).act_batch(obs, masks)
+    b = BatchedGreedy(seed=2).act_batch(obs, masks)
+    assert (a != b).any()  # some decisions are ties, drawn from the key
+    np.testing.assert_array_equal(a, BatchedGreedy(seed=1).act_batch(obs[::-1], masks[::-1])[::-1])  # order-free
+
+
+def test_rows_without_legal_actions_get_minus_one():
+    obs, masks = positions("standard", 2, games=1, seed=0)
+    masks = masks.copy()
+    masks[3] = 0
+    for name in ("random", "greedy", "heuristic"):
+        out = batched(name, seed=0).act_batch(obs[:5], masks[:5])
+        assert out[3] == -1 and (out[[0, 1, 2, 4]] >= 0).all()
+
+
+def test_trained_policy_one_forward_pass_matches_act():
+    model = agents.SHIPPED_MODEL
+    if not model.exists():
+        pytest.skip("no shipped model")
+    agent = agents.load(model)
+    obs, masks = positions("standard", 2, games=1, seed=2)
+    obs, masks = obs[:120], masks[:120]
+    expected = [agent.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    np.testing.assert_array_equal(batched(agent).act_batch(obs, masks), expected)

@@ -1,0 +1,289 @@
+"""Vector environments (yaniv_env.vector.envs): the same episodes, rewards and observations
+as the single-env Gymnasium wrapper, the Gymnasium and SB3 vector APIs, MaskablePPO.
+
+The learner-game logic is checked twice against ``YanivGymEnv``: on :class:`ScalarBatch`, a
+stand-in for the batched engine made of scalar-engine games (so the vector env's own logic
+is tested whatever the engine), and on the batched engine itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from agents.batched import batched  # noqa: E402
+from yaniv_env import engine  # noqa: E402
+from yaniv_env.actions import action_table  # noqa: E402
+from yaniv_env.gym_env import YanivGymEnv  # noqa: E402
+from yaniv_env.observation import ObservationLayout  # noqa: E402
+from yaniv_env.rules import get_rules  # noqa: E402
+from yaniv_env.vector import StepResult  # noqa: E402
+from yaniv_env.vector.envs import BatchedSelfPlay, LearnerGames, YanivVecEnv, YanivVectorEnv  # noqa: E402
+
+
+class ScalarBatch:
+    """The part of ``BatchedYaniv``'s interface the vector envs use, on scalar games."""
+
+    def __init__(self, rules, num_envs, seed=0):
+        self.rules = get_rules(rules)
+        self.num_envs = num_envs
+        self.num_players = self.rules.num_players
+        self.layout = ObservationLayout(self.rules)
+        self.num_actions = action_table(self.rules).num_actions
+        self.games = [None] * num_envs
+        self.reset_games(np.arange(num_envs), seeds=seed + np.arange(num_envs))
+
+    def reset_games(self, which, seeds=None):
+        which = np.asarray(which)
+        slots = np.flatnonzero(which) if which.dtype == bool else which
+        for b, s in zip(slots, seeds, strict=True):
+            self.games[b] = engine.new_game(self.rules, seed=int(s))
+        return slots
+
+    @property
+    def current(self):
+        return np.array([g.current for g in self.games])
+
+    def observations(self, seats=None):
+        seats = self.current if seats is None else seats
+        return np.stack([self.layout.build(g, int(p)) for g, p in zip(self.games, seats, strict=True)])
+
+    def legal_masks(self):
+        m = np.zeros((self.num_envs, self.num_actions), bool)
+        for b, g in enumerate(self.games):
+            if g.phase != engine.GAME_OVER:
+                m[b, engine.legal_actions(g)] = True
+        return m
+
+    def step(self, actions):
+        B, n = self.num_envs, self.num_players
+        f = {k: np.zeros((B, n) if k in PER_SEAT else B, dtype=v) for k, v in FIELDS.items()}
+        for b, (g, a) in enumerate(zip(self.games, actions, strict=True)):
+            if a < 0 or g.phase == engine.GAME_OVER:
+                continue
+            before = list(g.scores)
+            engine.apply(g, int(a))
+            if g.phase >= engine.ROUND_OVER:
+                rr = g.round_result
+                f["round_over"][b] = True
+                f["game_over"][b] = g.phase == engine.GAME_OVER
+                f["score_delta"][b] = np.array(g.scores) - before
+                f["points"][b] = rr.points
+                f["hand_totals"][b] = [-1 if t is None else t for t in rr.hand_totals]
+                f["winners"][b, rr.winners] = True
+                f["eliminated"][b, rr.eliminated] = True
+                f["truncated"][b] = rr.truncated
+                f["game_truncated"][b] = g.game_truncated
+                f["places"][b] = engine.ranking(g)
+                if g.phase != engine.GAME_OVER:
+                    engine.start_next_round(g)
+        return StepResult(**{k: f.get(k, np.zeros(B)) for k in StepResult.__dataclass_fields__})
+
+
+FIELDS = {
+    "round_over": bool,
+    "game_over": bool,
+    "score_delta": np.int64,
+    "points": np.int64,
+    "hand_totals": np.int64,
+    "winners": bool,
+    "eliminated": bool,
+    "truncated": bool,
+    "game_truncated": bool,
+    "places": np.int64,
+}
+PER_SEAT = {"score_delta", "points", "hand_totals", "winners", "eliminated", "places"}
+
+
+class ScalarLearnerGames(LearnerGames):
+    engine_class = ScalarBatch
+
+
+CASES = [
+    ("standard", 2, "random", 0, "game", "score_outcome"),
+    ("standard", 3, "greedy", "random", "game", "score"),
+    ("seven", 4, ["random", "greedy", "random"], "random", "round", "outcome"),
+    ("french", 5, "greedy", 2, "game", "round_win"),
+    ("two_deck", 2, "heuristic", "random", "round", "score_outcome"),
+    ("standard", 3, ["heuristic", "random"], "random", "round", "round_win"),
+]
+
+
+def compare_with_gym(games_class, preset, n, opp, seat, episode, reward, B=3, steps=300, seed=7, turn_limit=40):
+    """Play ``steps`` learner steps of B games with greedy learner moves in the vector env and
+    in B ``YanivGymEnv``s; everything the learner sees must be equal. Returns the episodes
+    ended. (A short turn limit makes random games end, and rounds truncate.)"""
+    kw = dict(num_players=n, opponents=opp, learner_seat=seat, episode=episode, reward=reward, turn_limit=turn_limit)
+    g = games_class(preset, B, **kw)
+    obs = g.reset(seed)
+    envs = [YanivGymEnv(preset, **kw) for _ in range(B)]
+    expected = [e.reset(seed=seed + i)[0] for i, e in enumerate(envs)]
+    learner = batched("greedy", seed=99, rules=g.rules)  # ends rounds: games finish within the test
+    ended_episodes = 0
+    for t in range(steps):
+        for i, e in enumerate(envs):
+            assert e.seat == g.seats[i], (t, i)
+            np.testing.assert_array_equal(expected[i], obs[i], err_msg=f"step {t} game {i}")
+            np.testing.assert_array_equal(e.action_masks(), g.action_masks()[i])
+        actions = learner.act_batch(obs, g.action_masks())
+        obs, rewards, terminated, truncated, final, ended = g.step(actions)
+        for i, e in enumerate(envs):
+            o, r, te, tr, _ = e.step(int(actions[i]))
+            assert (r, te, tr) == (rewards[i], terminated[i], truncated[i]), (t, i)
+            if te or tr:
+                ended_episodes += 1
+                if episode == "game":  # round episodes: the engine has dealt the next round
+                    np.testing.assert_array_equal(o, final[i])
+                o = e.reset()[0]
+            expected[i] = o
+    return ended_episodes
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c[:2])) + f"-{c[4]}-{c[5]}")
+def test_learner_logic_matches_gym_wrapper(case):
+    steps = 100 if "heuristic" in case[2] else 300
+    assert compare_with_gym(ScalarLearnerGames, *case, steps=steps) > 0
+
+
+def engines_deal_alike() -> bool:
+    from yaniv_env.vector import BatchedYaniv
+
+    eng = BatchedYaniv("standard", num_envs=4, seed=0)
+    eng.reset_games(np.arange(4), seeds=np.arange(100, 104))
+    games = [engine.new_game(get_rules("standard"), seed=s) for s in range(100, 104)]
+    layout = ObservationLayout(get_rules("standard"))
+    scalar = np.stack([layout.build(g, g.current) for g in games])
+    return bool((eng.observations() == scalar).all())
+
+
+@pytest.fixture
+def scalar_deals_as_batched(monkeypatch):
+    """Until both engines deal alike, the AEC env under the wrapper deals as the batched
+    engine does (the differential verifier's stream generator)."""
+    if engines_deal_alike():
+        return
+    import types
+
+    from yaniv_env.core.seeding import game_key
+    from yaniv_env.vector.verify import StreamRng
+    from yaniv_env.yaniv_aec import raw_env
+
+    def new_game(rules, seed=None, rng=None):
+        stream = StreamRng(game_key(rng if rng is not None else np.random.default_rng(seed)))
+        state = engine.new_game(rules, rng=stream)
+        stream.game = state
+        return state
+
+    monkeypatch.setattr(raw_env, "_engine", types.SimpleNamespace(**{**vars(engine), "new_game": new_game}))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c[:2])) + f"-{c[4]}-{c[5]}")
+def test_vector_env_matches_gym_wrapper(case, scalar_deals_as_batched):
+    steps = 100 if "heuristic" in case[2] else 300
+    assert compare_with_gym(LearnerGames, *case, steps=steps) > 0
+
+
+def test_gymnasium_vector_api():
+    envs = YanivVectorEnv("standard", num_envs=4, num_players=3, opponents="greedy", episode="round")
+    assert envs.metadata["autoreset_mode"].value == "SameStep"
+    obs, infos = envs.reset(seed=3)
+    assert obs.shape == (4, envs.single_observation_space.shape[0]) and obs.dtype == np.float32
+    assert obs in envs.observation_space
+    again, _ = YanivVectorEnv("standard", num_envs=4, num_players=3, opponents="greedy", episode="round").reset(seed=3)
+    np.testing.assert_array_equal(obs, again)  # seeded
+    learner = batched("random", seed=1)
+    ended = 0
+    for _ in range(200):
+        masks = envs.action_masks()
+        assert masks.shape == (4, envs.single_action_space.n) and masks.dtype == bool and masks.any(axis=1).all()
+        actions = learner.act_batch(obs, masks)
+        assert actions in envs.action_space
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        assert rewards.shape == terminated.shape == truncated.shape == (4,)
+        assert obs.dtype == np.float32 and terminated.dtype == bool
+        done = terminated | truncated
+        if done.any():
+            ended += int(done.sum())
+            np.testing.assert_array_equal(infos["_final_obs"], done)
+            np.testing.assert_array_equal(infos["_episode"], done)
+            for i in np.flatnonzero(done):
+                assert infos["final_obs"][i].shape == obs[i].shape
+                assert infos["episode"]["l"][i] >= 1
+        else:
+            assert "final_obs" not in infos
+    assert ended > 0
+
+
+def test_illegal_learner_action_names_the_game():
+    envs = YanivVectorEnv("standard", num_envs=3, opponents="random")
+    obs, _ = envs.reset(seed=0)
+    masks = envs.action_masks()
+    actions = masks.argmax(axis=1)
+    bad = np.flatnonzero(~masks[1])[0]
+    actions[1] = bad
+    with pytest.raises(ValueError, match=f"game 1: illegal action {bad}"):
+        envs.step(actions)
+    np.testing.assert_array_equal(envs.action_masks(), masks)  # nothing moved
+
+
+def test_sb3_vecenv_checks_and_monitor_infos():
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    venv = YanivVecEnv("french", num_envs=4, num_players=2, opponents="heuristic", episode="round")
+    venv.seed(11)
+    obs = venv.reset()
+    assert obs.shape == (4, *venv.observation_space.shape) and obs.dtype == np.float32
+    assert is_masking_supported(venv)
+    learner = batched("greedy", seed=2, rules=venv.rules)
+    returns, ended = np.zeros(4), 0
+    for _ in range(150):
+        masks = get_action_masks(venv)
+        np.testing.assert_array_equal(masks, venv.action_masks())
+        assert masks.shape == (4, venv.action_space.n)
+        obs, rewards, dones, infos = venv.step(learner.act_batch(obs, masks))
+        assert rewards.dtype == np.float32 and dones.dtype == bool and len(infos) == 4
+        returns += rewards
+        for i in np.flatnonzero(dones):
+            ended += 1
+            ep = infos[i]["episode"]
+            assert ep["r"] == pytest.approx(returns[i], abs=1e-5) and ep["l"] >= 1 and ep["t"] >= 0
+            assert infos[i]["terminal_observation"].shape == obs[i].shape
+            assert "TimeLimit.truncated" in infos[i]
+            returns[i] = 0.0
+        for i in np.flatnonzero(~dones):
+            assert infos[i] == {}
+    assert ended > 0
+    venv.seed(11)
+    again = YanivVecEnv("french", num_envs=4, num_players=2, opponents="heuristic", episode="round")
+    again.seed(11)
+    np.testing.assert_array_equal(venv.reset(), again.reset())  # seeded
+
+
+def test_maskable_ppo_smoke():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    venv = YanivVecEnv("standard", num_envs=8, opponents="random", episode="round")
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, verbose=0)
+    model.learn(300)
+    assert model.num_timesteps >= 256
+
+
+def test_self_play_acts_for_every_seat():
+    sp = BatchedSelfPlay("standard", num_envs=6, num_players=3, episode="round", reward="round_win")
+    sp.reset(seed=5)
+    policy = batched("greedy", seed=0, rules=sp.rules)
+    seen, ended = set(), 0
+    totals = np.zeros((6, 3))
+    for _ in range(300):
+        assert sp.masks[np.arange(6)].any(axis=1).all()
+        seen.update(sp.seats.tolist())
+        rewards, done = sp.step(policy.act_batch(sp.observations, sp.masks))
+        assert rewards.shape == (6, 3)
+        totals += rewards
+        ended += int(done.sum())
+    assert seen == {0, 1, 2} and ended > 0
+    # round_win: one point per round winner, nothing else
+    assert totals.sum() >= ended and np.all(totals == np.round(totals))
