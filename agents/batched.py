@@ -351,12 +351,12 @@ class BatchedTrained:
         if self._advisor is not None:
             advice = np.maximum(self._advisor.act_batch(obs, m), 0).astype(np.float32)
             obs = np.concatenate([obs, advice[:, None]], axis=1)
-        p = agent._policy
-        torch = agent._torch
+        import torch
+
+        from .networks import actor_logits
+
         with torch.no_grad():
-            x = torch.as_tensor(obs)
-            latent = p.mlp_extractor.forward_actor(p.extract_features(x, p.pi_features_extractor))
-            logits = getattr(p, "action_logits", p.action_net)(latent).numpy().astype(np.float64)
+            logits = actor_logits(agent.policy, torch.as_tensor(obs)).numpy().astype(np.float64)
         return np.where(m, logits, -np.inf)
 
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:

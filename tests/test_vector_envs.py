@@ -140,48 +140,19 @@ def compare_with_gym(games_class, preset, n, opp, seat, episode, reward, B=3, st
     return ended_episodes
 
 
+def _steps(case) -> int:
+    """Learner steps enough for some episodes of ``case`` to end (whole games take longest)."""
+    return 100 if "heuristic" in case[2] else 300 if case[4] == "round" else 800
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c[:2])) + f"-{c[4]}-{c[5]}")
 def test_learner_logic_matches_gym_wrapper(case):
-    steps = 100 if "heuristic" in case[2] else 300
-    assert compare_with_gym(ScalarLearnerGames, *case, steps=steps) > 0
-
-
-def engines_deal_alike() -> bool:
-    from yaniv_env.vector import BatchedYaniv
-
-    eng = BatchedYaniv("standard", num_envs=4, seed=0)
-    eng.reset_games(np.arange(4), seeds=np.arange(100, 104))
-    games = [engine.new_game(get_rules("standard"), seed=s) for s in range(100, 104)]
-    layout = ObservationLayout(get_rules("standard"))
-    scalar = np.stack([layout.build(g, g.current) for g in games])
-    return bool((eng.observations() == scalar).all())
-
-
-@pytest.fixture
-def scalar_deals_as_batched(monkeypatch):
-    """Until both engines deal alike, the AEC env under the wrapper deals as the batched
-    engine does (the differential verifier's stream generator)."""
-    if engines_deal_alike():
-        return
-    import types
-
-    from yaniv_env.core.seeding import game_key
-    from yaniv_env.vector.verify import StreamRng
-    from yaniv_env.yaniv_aec import raw_env
-
-    def new_game(rules, seed=None, rng=None):
-        stream = StreamRng(game_key(rng if rng is not None else np.random.default_rng(seed)))
-        state = engine.new_game(rules, rng=stream)
-        stream.game = state
-        return state
-
-    monkeypatch.setattr(raw_env, "_engine", types.SimpleNamespace(**{**vars(engine), "new_game": new_game}))
+    assert compare_with_gym(ScalarLearnerGames, *case, steps=_steps(case)) > 0
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c[:2])) + f"-{c[4]}-{c[5]}")
-def test_vector_env_matches_gym_wrapper(case, scalar_deals_as_batched):
-    steps = 100 if "heuristic" in case[2] else 300
-    assert compare_with_gym(LearnerGames, *case, steps=steps) > 0
+def test_vector_env_matches_gym_wrapper(case):
+    assert compare_with_gym(LearnerGames, *case, steps=_steps(case)) > 0
 
 
 def test_gymnasium_vector_api():

@@ -146,11 +146,11 @@ def rule_values(rules: Rules) -> np.ndarray:
     v[R_MAX_RUN_JOKERS] = rules.max_run_jokers
     v[R_RUN_MAX] = min(rules.hand_size, NUM_RANKS)
     # Options of the coming rules core (issue 14); a core without them plays as if off.
-    v[R_PRIVATE_WINDOWS] = getattr(rules, "private_windows", False)
-    v[R_SLAM_JOKER_ON_JOKER] = getattr(rules, "slam_joker_on_joker", False)
-    v[R_BEATEN_CALLER_ALONE] = getattr(rules, "beaten_caller_alone", False)
-    v[R_NEXT_LEADER_CALLER] = getattr(rules, "next_leader", "winner") == "caller"
-    milestone_max = getattr(rules, "milestone_max", None)
+    v[R_PRIVATE_WINDOWS] = rules.private_windows
+    v[R_SLAM_JOKER_ON_JOKER] = rules.slam_joker_on_joker
+    v[R_BEATEN_CALLER_ALONE] = rules.beaten_caller_alone
+    v[R_NEXT_LEADER_CALLER] = rules.next_leader == "caller"
+    milestone_max = rules.milestone_max
     v[R_MILESTONE_MAX] = -1 if milestone_max is None else milestone_max
     return v
 
@@ -163,7 +163,7 @@ def set_code(suit_counts, decks: int) -> int:
 @lru_cache(maxsize=64)
 def tables(rules: Rules) -> Tables:
     """The (cached) kernel tables of a rule set."""
-    if getattr(rules, "set_jokers", "none") != "none" or rules.run_pickup == "top":
+    if rules.set_jokers != "none" or rules.run_pickup == "top":
         raise ValueError("the batched engine does not play set_jokers or run_pickup='top' yet")
     table = action_table(rules)
     discards = table.discards

@@ -11,15 +11,9 @@ The moves come from a mix of uniform random play and a greedy player (call Yaniv
 allowed, lay the heaviest discard, take a low card, slam, challenge and Blast when offered),
 chosen per game, so that calls, challenges, slams, Blasts and long rounds all occur.
 
-Seeding: the scalar game seeded ``s`` is ``engine.new_game(rules, seed=s)``. Until the scalar
-engine draws its deals from the per-round streams of :mod:`yaniv_env.core.seeding` itself,
-:class:`StreamRng` stands in for its generator and answers its draws from those streams
-(the contract of the coming scalar engine, which the batched engine follows: the deal of
-round ``r`` from its ``DEAL`` stream, each seat a fixed block of the shuffled deck; the
-first player from ``LOTS`` of round 0; tied winners of round ``r`` from ``LOTS`` index 1 of
-round ``r``; the ``i``-th reshuffle of a round from ``RESHUFFLE`` index ``i``). The
-emulation misses one corner: a stock that runs out with an empty pile (the engine of today
-shuffles nothing then, so the counter of later reshuffles in that round lags by one).
+Seeding: the scalar game seeded ``s`` is ``engine.new_game(rules, seed=s)``; both engines
+draw every deal, lot and reshuffle from the per-round streams of :mod:`yaniv_env.core.seeding`
+(the contract in :mod:`yaniv_env.engine`'s docstring).
 """
 
 from __future__ import annotations
@@ -34,66 +28,14 @@ import numpy as np
 from .. import engine
 from ..actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, SLAM, TAKE_BASE
 from ..cards import YANIV_VALUE
-from ..core.seeding import DEAL, LOTS, RESHUFFLE, game_key, lot, shuffled, stream_key
 from ..observation import ObservationLayout
 from ..rules import PRESETS, Rules, get_rules
 from .batched import REASONS, BatchedYaniv, StepResult
 
 
-class StreamRng(np.random.Generator):
-    """The scalar engine's generator, answering from the per-round streams of the game
-    ``key`` (see the module docstring). Set :attr:`game` once the game is made."""
-
-    def __init__(self, key: int, rules: Rules):
-        super().__init__(np.random.PCG64(0))  # unused: every draw the engine makes is answered below
-        self.key = key
-        self.rules = rules
-        self.game: engine.State | None = None
-        self.reshuffles = 0
-
-    def integers(self, n: int) -> int:
-        if self.game is None:  # the first player
-            return lot(int(n), stream_key(self.key, 0, LOTS))
-        return lot(int(n), stream_key(self.key, self.game.round_index, LOTS, 1))  # tied winners
-
-    def permutation(self, cards: np.ndarray) -> np.ndarray:
-        s = self.game
-        if s is not None and s.phase != engine.ROUND_OVER:  # a reshuffle
-            key = stream_key(self.key, s.round_index, RESHUFFLE, self.reshuffles)
-            self.reshuffles += 1
-            return np.array(shuffled(cards.tolist(), key), dtype=cards.dtype)
-        # A deal: the order that makes the engine's one-card-at-a-time deal give each seat
-        # its block of the shuffled deck, the seats out of the game at the stock's bottom.
-        self.reshuffles = 0
-        rules = self.rules
-        round_index = 0 if s is None else s.round_index
-        alive = [True] * rules.num_players if s is None else s.alive
-        first = lot(rules.num_players, stream_key(self.key, 0, LOTS)) if s is None else s.first_player
-        deck = shuffled(cards.tolist(), stream_key(self.key, round_index, DEAL))
-        n, size = rules.num_players, rules.hand_size
-        blocks, rest = seat_blocks(deck, n, size)
-        top = rest.pop()
-        out = [k for p in range(n) if not alive[p] for k in blocks[p]]
-        seats = [(first + i) % n for i in range(n) if alive[(first + i) % n]]
-        popped = [blocks[p][i] for i in range(size) for p in seats]
-        return np.array(out + rest + [top] + popped[::-1], dtype=cards.dtype)
-
-
-def seat_blocks(cards: list[int], seats: int, size: int) -> tuple[list[list[int]], list[int]]:
-    """Seat ``p``'s block ``cards[M - (p + 1)·size : M - p·size]`` and the rest (the
-    deal contract of the per-round seeding)."""
-    m = len(cards)
-    return [list(cards[m - (p + 1) * size : m - p * size]) for p in range(seats)], list(cards[: m - seats * size])
-
-
 def scalar_game(rules: Rules, seed: int) -> engine.State:
-    """The scalar game seeded ``seed``, dealt as the batched engine deals."""
-    if "key" in engine.State.__slots__:  # the scalar engine deals by the per-round streams itself
-        return engine.new_game(rules, seed=seed)
-    rng = StreamRng(game_key(np.random.default_rng(seed)), rules)
-    state = engine.new_game(rules, rng=rng)
-    rng.game = state
-    return state
+    """The scalar game seeded ``seed`` (the batched slot seeded ``seed`` plays the same)."""
+    return engine.new_game(rules, seed=seed)
 
 
 class Divergence(AssertionError):
