@@ -33,6 +33,7 @@ VALUE = np.array(YANIV_VALUE, dtype=np.int64)
 RANKS = np.array(RANK, dtype=np.int64)
 SUITS = np.array(SUIT, dtype=np.int64)
 MAX_HAND = 64
+SCRATCH = 82  # _best_removed's counts: by rank (13), by suit (4), ranks present (52), a suit's ranks (13)
 
 
 class HeuristicTables:
@@ -131,13 +132,14 @@ def _total(hand, m):
 
 
 @numba.njit(cache=True)
-def _best_removed(hand, m, mu, ir):
-    """Context.best_removed over ``hand[:m]``."""
+def _best_removed(hand, m, mu, ir, scratch):
+    """Context.best_removed over ``hand[:m]`` (``scratch``: SCRATCH ints, no allocation)."""
     best = -1.0
     jokers = 0
-    by_rank = np.zeros(13, np.int64)
-    in_suit = np.zeros(4, np.int64)
-    ranks = np.zeros((4, 13), np.bool_)
+    scratch[:69] = 0
+    by_rank = scratch[0:13]
+    in_suit = scratch[13:17]
+    ranks = scratch[17:69]
     for i in range(m):
         k = hand[i]
         if k == JOKER:
@@ -149,7 +151,7 @@ def _best_removed(hand, m, mu, ir):
         r = RANKS[k]
         by_rank[r] += 1
         in_suit[SUITS[k]] += 1
-        ranks[SUITS[k], r] = True
+        ranks[k] = 1
     if jokers and mu > best:
         best = mu
     for r in range(13):
@@ -163,13 +165,13 @@ def _best_removed(hand, m, mu, ir):
         J = min(jokers, ir[R_RUN_JOKERS])
         ends_ok = ir[R_ENDS_OK] != 0
         cap = ir[R_HAND_SIZE]
-        rs = np.empty(13, np.int64)
+        rs = scratch[69:82]
         for s in range(4):
             if in_suit[s] == 0 or in_suit[s] + J < run_min:
                 continue
             nr = 0
             for r in range(13):
-                if ranks[s, r]:
+                if ranks[s * 13 + r]:
                     rs[nr] = r
                     nr += 1
             for i in range(nr):
@@ -191,10 +193,10 @@ def _best_removed(hand, m, mu, ir):
 
 
 @numba.njit(cache=True)
-def _best_after(hand, m, mu, ir):
+def _best_after(hand, m, mu, ir, scratch):
     if m == 0:
         return 0.0
-    return _total(hand, m) + mu * m - _best_removed(hand, m, mu, ir)
+    return _total(hand, m) + mu * m - _best_removed(hand, m, mu, ir, scratch)
 
 
 @numba.njit(cache=True)
@@ -203,10 +205,10 @@ def _beaten(beat, t):
 
 
 @numba.njit(cache=True)
-def _hand_cost(hand, m, beat, pe, mu, ir):
+def _hand_cost(hand, m, beat, pe, mu, ir, scratch):
     """HeuristicPolicy.hand_cost of ``hand[:m]``."""
     total = _total(hand, m)
-    after = _best_after(hand, m, mu, ir)
+    after = _best_after(hand, m, mu, ir, scratch)
     if total <= ir[R_CALL_MAX]:
         c = _beaten(beat, total) * (total + ir[R_PENALTY])
         if c < after:
@@ -243,10 +245,10 @@ def _near_kinds(hand, m, near):
 
 
 @numba.njit(cache=True)
-def _stock_cost(hand, m, pool, pool_total, beat, pe, mu, ir, near):
+def _stock_cost(hand, m, pool, pool_total, beat, pe, mu, ir, near, scratch):
     """HeuristicPolicy.stock_cost of ``hand[:m]`` (``hand`` has room for one more card)."""
     if pool_total <= 0:
-        return _hand_cost(hand, m, beat, pe, mu, ir)
+        return _hand_cost(hand, m, beat, pe, mu, ir, scratch)
     by_value = np.zeros(11)
     acc = 0.0
     _near_kinds(hand, m, near)
@@ -256,7 +258,7 @@ def _stock_cost(hand, m, pool, pool_total, beat, pe, mu, ir, near):
             continue
         if near[k]:
             hand[m] = k
-            acc += c * _hand_cost(hand, m + 1, beat, pe, mu, ir)
+            acc += c * _hand_cost(hand, m + 1, beat, pe, mu, ir, scratch)
         else:
             by_value[VALUE[k]] += c
     total = _total(hand, m)
@@ -266,7 +268,7 @@ def _stock_cost(hand, m, pool, pool_total, beat, pe, mu, ir, near):
     keep_new = 0.0
     if m:
         drop_new = total + mu * m
-        keep_new = _best_after(hand, m, mu, ir) + mu
+        keep_new = _best_after(hand, m, mu, ir, scratch) + mu
     for v in range(11):
         c = by_value[v]
         if c:
@@ -397,6 +399,7 @@ def _decide_rows(
     n_known = np.zeros(n, np.int64)
     pool = np.empty(NUM_KINDS, np.int64)
     near = np.zeros(NUM_KINDS, np.bool_)
+    scratch = np.empty(SCRATCH, np.int64)
     move_lc = np.empty(num_moves)
     move_a = np.empty(num_moves, np.int64)
     h_start, t_start, top_start = card_starts[0], card_starts[1], card_starts[2]
@@ -524,7 +527,9 @@ def _decide_rows(
                 out[b] = -2
                 continue
             empties = mr == 0 and ir[R_EMPTY_WINS] != 0  # emptying the hand wins: no costs needed
-            lowers = empties or _hand_cost(rest, mr, beat, pe, mu, ir) <= _hand_cost(hand, m, beat, pe, mu, ir)
+            lowers = empties or _hand_cost(rest, mr, beat, pe, mu, ir, scratch) <= _hand_cost(
+                hand, m, beat, pe, mu, ir, scratch
+            )
             out[b] = SLAM if lowers else PASS
             continue
         if ph == 1:  # draw: least (cost, action) over the stock and the legal takes
@@ -532,12 +537,12 @@ def _decide_rows(
             ba = -1
             if masks[b, DRAW_STOCK]:
                 rest[:m] = hand[:m]
-                bc = _stock_cost(rest, m, pool, pool_total, beat, pe, mu, ir, near)
+                bc = _stock_cost(rest, m, pool, pool_total, beat, pe, mu, ir, near, scratch)
                 ba = DRAW_STOCK
             for a in range(TAKE_BASE, DISCARD_BASE):
                 if masks[b, a]:
                     hand[m] = a - TAKE_BASE
-                    cost = _hand_cost(hand, m + 1, beat, pe, mu, ir)
+                    cost = _hand_cost(hand, m + 1, beat, pe, mu, ir, scratch)
                     if ba < 0 or _less(cost, a, 0, bc, ba, 0):
                         bc = cost
                         ba = a
@@ -597,13 +602,13 @@ def _decide_rows(
                     pc, pa, pd = EMPTY_HAND_COST, a, DRAW_STOCK
                 continue
             if stock_ok:
-                cost = _stock_cost(rest, mr, pool, pool_total, beat, pe, mu, ir, near) + lc
+                cost = _stock_cost(rest, mr, pool, pool_total, beat, pe, mu, ir, near, scratch) + lc
                 if pa < 0 or _less(cost, a, DRAW_STOCK, pc, pa, pd):
                     pc, pa, pd = cost, a, DRAW_STOCK
             for k in range(NUM_KINDS):
                 if cards[b, t_start + k] > 0:
                     rest[mr] = k
-                    cost = _hand_cost(rest, mr + 1, beat, pe, mu, ir) + lc
+                    cost = _hand_cost(rest, mr + 1, beat, pe, mu, ir, scratch) + lc
                     if pa < 0 or _less(cost, a, TAKE_BASE + k, pc, pa, pd):
                         pc, pa, pd = cost, a, TAKE_BASE + k
         if bad:
