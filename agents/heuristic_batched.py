@@ -132,14 +132,46 @@ def _total(hand, m):
 
 
 @numba.njit(cache=True)
-def _best_removed(hand, m, mu, ir, scratch):
-    """Context.best_removed over ``hand[:m]`` (``scratch``: SCRATCH ints, no allocation)."""
+def _suit_run(present, s, in_suit, J, mu, ir, rs):
+    """The best run of suit ``s`` (``value + mu·length``), -1 if none; ``present``: the
+    kinds held (52), ``in_suit``: the suit's cards (duplicates counted)."""
+    best = -1.0
+    run_min = ir[R_RUN_MIN]
+    if in_suit == 0 or in_suit + J < run_min:
+        return best
+    ends_ok = ir[R_ENDS_OK] != 0
+    cap = ir[R_HAND_SIZE]
+    nr = 0
+    for r in range(13):
+        if present[s * 13 + r]:
+            rs[nr] = r
+            nr += 1
+    for i in range(nr):
+        lo = rs[i]
+        vsum = 0
+        for j in range(i, nr):
+            hi = rs[j]
+            vsum += VALUE[hi]
+            span = hi - lo + 1
+            gaps = span - (j - i + 1)
+            if gaps > J:
+                break
+            length = min(span + J - gaps, cap, 13) if ends_ok else span
+            if length >= run_min:
+                x = vsum + mu * length
+                if x > best:
+                    best = x
+    return best
+
+
+@numba.njit(cache=True)
+def _count(hand, m, mu, scratch):
+    """``hand[:m]`` by rank (``scratch[0:13]``), by suit (``[13:17]``) and kinds present
+    (``[17:69]``); returns its jokers and the best single-card term of best_removed (the
+    scalar's max is over a set of exact values: any order gives the same float)."""
     best = -1.0
     jokers = 0
     scratch[:69] = 0
-    by_rank = scratch[0:13]
-    in_suit = scratch[13:17]
-    ranks = scratch[17:69]
     for i in range(m):
         k = hand[i]
         if k == JOKER:
@@ -148,47 +180,34 @@ def _best_removed(hand, m, mu, ir, scratch):
         v = VALUE[k]
         if v + mu > best:
             best = v + mu
-        r = RANKS[k]
-        by_rank[r] += 1
-        in_suit[SUITS[k]] += 1
-        ranks[k] = 1
+        scratch[RANKS[k]] += 1
+        scratch[13 + SUITS[k]] += 1
+        scratch[17 + k] = 1
     if jokers and mu > best:
         best = mu
+    return jokers, best
+
+
+@numba.njit(cache=True)
+def _group(g, r, mu):
+    """A same-rank group's term (-1 for fewer than two cards)."""
+    return g * (VALUE[r] + mu) if g > 1 else -1.0
+
+
+@numba.njit(cache=True)
+def _best_removed(hand, m, mu, ir, scratch):
+    """Context.best_removed over ``hand[:m]`` (``scratch``: SCRATCH ints, no allocation)."""
+    jokers, best = _count(hand, m, mu, scratch)
     for r in range(13):
-        g = by_rank[r]
-        if g > 1:
-            x = g * (VALUE[r] + mu)
+        x = _group(scratch[r], r, mu)
+        if x > best:
+            best = x
+    if m >= ir[R_RUN_MIN]:
+        J = min(jokers, ir[R_RUN_JOKERS])
+        for s in range(4):
+            x = _suit_run(scratch[17:69], s, scratch[13 + s], J, mu, ir, scratch[69:82])
             if x > best:
                 best = x
-    run_min = ir[R_RUN_MIN]
-    if m >= run_min:
-        J = min(jokers, ir[R_RUN_JOKERS])
-        ends_ok = ir[R_ENDS_OK] != 0
-        cap = ir[R_HAND_SIZE]
-        rs = scratch[69:82]
-        for s in range(4):
-            if in_suit[s] == 0 or in_suit[s] + J < run_min:
-                continue
-            nr = 0
-            for r in range(13):
-                if ranks[s * 13 + r]:
-                    rs[nr] = r
-                    nr += 1
-            for i in range(nr):
-                lo = rs[i]
-                vsum = 0
-                for j in range(i, nr):
-                    hi = rs[j]
-                    vsum += VALUE[hi]
-                    span = hi - lo + 1
-                    gaps = span - (j - i + 1)
-                    if gaps > J:
-                        break
-                    length = min(span + J - gaps, cap, 13) if ends_ok else span
-                    if length >= run_min:
-                        x = vsum + mu * length
-                        if x > best:
-                            best = x
     return best
 
 
@@ -252,16 +271,56 @@ def _stock_cost(hand, m, pool, pool_total, beat, pe, mu, ir, near, scratch):
     by_value = np.zeros(11)
     acc = 0.0
     _near_kinds(hand, m, near)
+    total = _total(hand, m)
+    # best_removed(hand + k) from hand's parts: only k's single, its rank's group and its
+    # suit's runs change (the joker, which changes every run, is recomputed whole)
+    parts = scratch[SCRATCH:]
+    jokers, singles = _count(hand, m, mu, parts)
+    groups = np.empty(13)
+    for r in range(13):
+        groups[r] = _group(parts[r], r, mu)
+    J = min(jokers, ir[R_RUN_JOKERS])
+    runs = np.empty(4)
+    for s in range(4):
+        runs[s] = _suit_run(parts[17:69], s, parts[13 + s], J, mu, ir, parts[69:82])
+    runs_on = m + 1 >= ir[R_RUN_MIN]
     for k in range(NUM_KINDS):
         c = pool[k]
         if not c:
             continue
-        if near[k]:
+        if not near[k]:
+            by_value[VALUE[k]] += c
+            continue
+        if k == JOKER:
             hand[m] = k
             acc += c * _hand_cost(hand, m + 1, beat, pe, mu, ir, scratch)
-        else:
-            by_value[VALUE[k]] += c
-    total = _total(hand, m)
+            continue
+        r, s = RANKS[k], SUITS[k]
+        best = singles
+        if VALUE[k] + mu > best:
+            best = VALUE[k] + mu
+        for r2 in range(13):
+            x = _group(parts[r2] + 1, r2, mu) if r2 == r else groups[r2]
+            if x > best:
+                best = x
+        if runs_on:
+            for s2 in range(4):
+                if s2 == s:
+                    held = parts[17 + k]
+                    parts[17 + k] = 1
+                    x = _suit_run(parts[17:69], s, parts[13 + s] + 1, J, mu, ir, parts[69:82])
+                    parts[17 + k] = held
+                else:
+                    x = runs[s2]
+                if x > best:
+                    best = x
+        tk = total + VALUE[k]
+        after = tk + mu * (m + 1) - best
+        if tk <= ir[R_CALL_MAX]:
+            x = _beaten(beat, tk) * (tk + ir[R_PENALTY])
+            if x < after:
+                after = x
+        acc += c * (pe * tk + (1.0 - pe) * after)
     call_max = ir[R_CALL_MAX]
     penalty = ir[R_PENALTY]
     drop_new = 0.0
@@ -399,7 +458,7 @@ def _decide_rows(
     n_known = np.zeros(n, np.int64)
     pool = np.empty(NUM_KINDS, np.int64)
     near = np.zeros(NUM_KINDS, np.bool_)
-    scratch = np.empty(SCRATCH, np.int64)
+    scratch = np.empty(2 * SCRATCH, np.int64)
     move_lc = np.empty(num_moves)
     move_a = np.empty(num_moves, np.int64)
     h_start, t_start, top_start = card_starts[0], card_starts[1], card_starts[2]
