@@ -49,7 +49,7 @@ from yaniv_env.observation import ObservationLayout
 
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
-from .heuristic_batched import heuristic_batch, heuristic_tables, weights
+from .heuristic_batched import first_legal, heuristic_batch, heuristic_tables, weights
 from .streams import agent_key
 
 __all__ = ["BatchedRandom", "BatchedGreedy", "BatchedHeuristic", "BatchedTrained", "ScalarLoop", "batched"]
@@ -184,11 +184,7 @@ def _greedy_kernel(
     hand = np.zeros(53, np.int64)
     best = np.zeros(A, np.int64)
     for b in range(B):
-        first = -1
-        for a in range(A):
-            if masks[b, a]:
-                first = a
-                break
+        first = first_legal(masks, b)
         if first < 0:
             out[b] = -1
             continue

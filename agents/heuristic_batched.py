@@ -52,6 +52,7 @@ class HeuristicTables:
             [p[name].start for name in ("hand", "takeable", "top", "pending", "drawn", "out_of_play")], dtype=np.int64
         )
         self.known_start = p["known"].start
+        self.card_end = p["out_of_play"].start + NUM_KINDS  # the card-count blocks end with out_of_play
         self.slices = {name: p[name].slice for name in ("hand_sizes", "alive", "caller", "stock", "round_progress")}
         self.phase_slice = p["phase"].slice
         self.deck_counts = np.zeros(NUM_KINDS, dtype=np.int64)
@@ -85,11 +86,10 @@ class HeuristicTables:
         )
 
     def decode(self, obs: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The integer fields :func:`agents.common.decode` reads, for a batch (same roundings)."""
+        """The per-seat and scalar fields :func:`agents.common.decode` reads, for a batch (same
+        roundings); the kernel reads the card counts itself."""
         r = self.rules
         s = self.slices
-        card_end = self.known_start + (self.n - 1) * NUM_KINDS
-        cards = np.maximum(np.rint(obs[:, : max(card_end, self.card_starts[-1] + NUM_KINDS)]).astype(np.int64), 0)
         hand_sizes = np.round(obs[:, s["hand_sizes"]] * r.hand_size).astype(np.int64)
         alive = obs[:, s["alive"]] > 0.5
         caller_vec = obs[:, s["caller"]]
@@ -97,7 +97,7 @@ class HeuristicTables:
         stock = np.round(obs[:, s["stock"]][:, 0].astype(np.float64) * r.deck_size).astype(np.int64)
         turns = np.round(obs[:, s["round_progress"]][:, 0].astype(np.float64) * r.turn_limit).astype(np.int64)
         phase = obs[:, self.phase_slice].argmax(axis=1).astype(np.int64)
-        return cards, hand_sizes, alive, caller, stock, turns, phase
+        return hand_sizes, alive, caller, stock, turns, phase
 
 
 @lru_cache(maxsize=64)
@@ -370,16 +370,22 @@ def _weighted(hist, bias):
     w = np.empty(11)
     for v in range(11):
         w[v] = hist[v] * math.exp(-bias * v)
-    s = 0.0
-    for v in range(11):
-        s += w[v]
-    if s > 0:
-        for v in range(11):
-            w[v] = w[v] / s
-    else:
+    if not _normalise(w) > 0:
         w[:] = 0.0
         w[0] = 1.0
     return w
+
+
+@numba.njit(cache=True)
+def _normalise(x):
+    """Divide ``x`` by its sum (summed left to right, as Python's ``sum``) when positive; return the sum."""
+    s = 0.0
+    for v in range(x.shape[0]):
+        s += x[v]
+    if s > 0:
+        for v in range(x.shape[0]):
+            x[v] = x[v] / s
+    return s
 
 
 @numba.njit(cache=True)
@@ -411,25 +417,24 @@ def _hist(pool, deck_counts):
     for k in range(NUM_KINDS):
         if pool[k]:
             hist[VALUE[k]] += pool[k]
-    s = 0.0
-    for v in range(11):
-        s += hist[v]
-    if s > 0:
-        for v in range(11):
-            hist[v] = hist[v] / s
+    if _normalise(hist) > 0:
         return hist
-    hist[:] = 0.0
     for k in range(NUM_KINDS):
         hist[VALUE[k]] += deck_counts[k]
-    s = 0.0
-    for v in range(11):
-        s += hist[v]
-    for v in range(11):
-        hist[v] = hist[v] / s
+    _normalise(hist)
     return hist
 
 
 # -- the decision ------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def first_legal(masks, b):
+    """The lowest legal action of row ``b`` (-1 if none)."""
+    for a in range(masks.shape[1]):
+        if masks[b, a]:
+            return a
+    return -1
 
 
 @numba.njit(cache=True)
@@ -444,8 +449,8 @@ def _less(c1, a1, d1, c2, a2, d2):
 
 @numba.njit(cache=True)
 def _decide_rows(
-    cards, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir, deck_counts,
-    disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
+    obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
+    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
 ):  # fmt: skip
     B = masks.shape[0]
     A = masks.shape[1]
@@ -459,19 +464,19 @@ def _decide_rows(
     pool = np.empty(NUM_KINDS, np.int64)
     near = np.zeros(NUM_KINDS, np.bool_)
     scratch = np.empty(2 * SCRATCH, np.int64)
+    row = np.empty(card_end, np.int64)
     move_lc = np.empty(num_moves)
     move_a = np.empty(num_moves, np.int64)
     h_start, t_start, top_start = card_starts[0], card_starts[1], card_starts[2]
     p_start, d_start, o_start = card_starts[3], card_starts[4], card_starts[5]
     for b in range(B):
-        first = -1
-        for a in range(A):
-            if masks[b, a]:
-                first = a
-                break
+        first = first_legal(masks, b)
         out[b] = first
         if first < 0:
             continue
+        for j in range(card_end):  # decode's card counts: rint, never negative
+            c = np.int64(np.rint(obs[b, j]))
+            row[j] = c if c > 0 else 0
         ph = phase[b]
         if ph == 4:
             if masks[b, BLAST]:
@@ -486,7 +491,7 @@ def _decide_rows(
         # decode the cards (Info), unseen counts (pool)
         m = 0
         for k in range(NUM_KINDS):
-            for _ in range(cards[b, h_start + k]):
+            for _ in range(row[h_start + k]):
                 hand[m] = k
                 m += 1
         total_hand = _total(hand, m)
@@ -495,17 +500,17 @@ def _decide_rows(
             nk = 0
             s0 = known_start + (r - 1) * NUM_KINDS
             for k in range(NUM_KINDS):
-                for _ in range(cards[b, s0 + k]):
+                for _ in range(row[s0 + k]):
                     known[r, nk] = k
                     nk += 1
             n_known[r] = nk
         out_of_play = 0
         for k in range(NUM_KINDS):
-            c = deck_counts[k] - cards[b, h_start + k] - cards[b, top_start + k] - cards[b, p_start + k]
-            c -= cards[b, o_start + k]
-            out_of_play += cards[b, o_start + k]
+            c = deck_counts[k] - row[h_start + k] - row[top_start + k] - row[p_start + k]
+            c -= row[o_start + k]
+            out_of_play += row[o_start + k]
             for r in range(1, n):
-                c -= cards[b, known_start + (r - 1) * NUM_KINDS + k]
+                c -= row[known_start + (r - 1) * NUM_KINDS + k]
             pool[k] = c if c > 0 else 0
         pool_total = 0
         for k in range(NUM_KINDS):
@@ -569,7 +574,7 @@ def _decide_rows(
         if ph == 2:  # slam
             drawn = -1
             for k in range(NUM_KINDS):
-                if cards[b, d_start + k] > 0:
+                if row[d_start + k] > 0:
                     drawn = k
                     break
             if drawn < 0:
@@ -650,7 +655,7 @@ def _decide_rows(
             i = a - DISCARD_BASE
             mr = 0
             for k in range(NUM_KINDS):
-                c = cards[b, h_start + k] - disc_counts[i, k]
+                c = row[h_start + k] - disc_counts[i, k]
                 if c < 0:
                     bad = True
                 for _ in range(c):
@@ -665,7 +670,7 @@ def _decide_rows(
                 if pa < 0 or _less(cost, a, DRAW_STOCK, pc, pa, pd):
                     pc, pa, pd = cost, a, DRAW_STOCK
             for k in range(NUM_KINDS):
-                if cards[b, t_start + k] > 0:
+                if row[t_start + k] > 0:
                     rest[mr] = k
                     cost = _hand_cost(rest, mr + 1, beat, pe, mu, ir, scratch) + lc
                     if pa < 0 or _less(cost, a, TAKE_BASE + k, pc, pa, pd):
@@ -693,10 +698,10 @@ def heuristic_batch(obs: np.ndarray, masks: np.ndarray, tables: HeuristicTables,
     out = np.empty(len(obs), dtype=np.int64)
     if not len(obs):
         return out
-    cards, hand_sizes, alive, caller, stock, turns, phase = tables.decode(obs)
+    hand_sizes, alive, caller, stock, turns, phase = tables.decode(obs)
     t = tables
     _decide_rows(
-        cards, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, t.n, w,
+        obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, t.n, w,
         t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move, t.num_moves, out,
     )  # fmt: skip
     legal = out >= 0
