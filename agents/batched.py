@@ -8,7 +8,7 @@ batched            scalar                                     how
 =================  =========================================  ===========================
 BatchedRandom      ``random`` (:class:`agents.base.RandomAgent`)  vectorised NumPy
 BatchedGreedy      ``greedy`` (:class:`agents.greedy.GreedyAgent`) Numba (nopython, cached)
-BatchedHeuristic   ``heuristic``                              the scalar policy per row
+BatchedHeuristic   ``heuristic``                              Numba (nopython, cached)
 BatchedTrained     ``agents.load(...)`` (advised included)    one forward pass
 ScalarLoop         any object with ``act``                    ``act`` per row
 =================  =========================================  ===========================
@@ -48,6 +48,8 @@ from yaniv_env.core.seeding import GOLDEN
 from yaniv_env.observation import ObservationLayout
 
 from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
+from .heuristic_batched import first_legal, heuristic_batch, heuristic_tables, weights
 from .streams import agent_key
 
 __all__ = ["BatchedRandom", "BatchedGreedy", "BatchedHeuristic", "BatchedTrained", "ScalarLoop", "batched"]
@@ -182,11 +184,7 @@ def _greedy_kernel(
     hand = np.zeros(53, np.int64)
     best = np.zeros(A, np.int64)
     for b in range(B):
-        first = -1
-        for a in range(A):
-            if masks[b, a]:
-                first = a
-                break
+        first = first_legal(masks, b)
         if first < 0:
             out[b] = -1
             continue
@@ -317,14 +315,26 @@ class ScalarLoop:
         return np.array([act(o, r) if r.any() else -1 for o, r in zip(obs, m, strict=True)], dtype=np.int64)
 
 
-class BatchedHeuristic(ScalarLoop):
-    """:class:`agents.heuristic.HeuristicAgent` on a batch. For now its scalar policy per
-    row (exact by construction; no compiled port yet)."""
+class BatchedHeuristic(HeuristicAgent):
+    """:class:`agents.heuristic.HeuristicAgent` that also decides on a batch: its policy
+    compiled (:mod:`agents.heuristic_batched`, the same decisions bit for bit, with the
+    agent's weights); its ``act`` is the scalar agent's. Rows the kernel hands back (-2, an
+    inconsistent observation) are decided by ``act``."""
 
-    def __init__(self, seed: int | None = None, **options):
-        from .heuristic import HeuristicAgent
-
-        super().__init__(HeuristicAgent(seed=seed, **options))
+    def act_batch(self, observations, masks, keys=None) -> np.ndarray:
+        obs, m = _as_batch(observations, masks)
+        if not len(obs):
+            return np.empty(0, dtype=np.int64)
+        t = heuristic_tables(self.context_for(obs[0]).rules)
+        if obs.shape[1] != t.size or m.shape[1] != t.num_actions:
+            raise ValueError(
+                f"observations [B, {obs.shape[1]}] and masks [B, {m.shape[1]}] do not match the "
+                f"{t.rules.name!r} rules with {t.n} players ([B, {t.size}] and [B, {t.num_actions}])"
+            )
+        out = heuristic_batch(obs, m, t, weights(self.policy.options))
+        for b in np.flatnonzero(out == -2):
+            out[b] = self.act(obs[b], m[b])
+        return out
 
 
 class BatchedTrained:
@@ -389,7 +399,6 @@ def batched(agent, seed: int | None = None, rules: str | Rules = "standard", **o
 
         agent = agents.make(agent, seed=seed, rules=rules, **options)
     from .base import RandomAgent
-    from .heuristic import HeuristicAgent
     from .trained import TrainedAgent
 
     if isinstance(agent, RandomAgent):
@@ -401,7 +410,9 @@ def batched(agent, seed: int | None = None, rules: str | Rules = "standard", **o
         out.key = agent.key
         return out
     if isinstance(agent, HeuristicAgent):
-        return ScalarLoop(agent)
+        out = BatchedHeuristic(rules=agent.base_rules, num_players=agent.num_players, **agent.policy.options)
+        out.rng = agent.rng
+        return out
     if isinstance(agent, TrainedAgent):
         return BatchedTrained(agent)
     if hasattr(agent, "act"):

@@ -52,13 +52,42 @@ def test_batched_equals_scalar(table, name):
 
 
 def test_heuristic_batched_equals_scalar(table):
+    """The compiled heuristic decides as the scalar one on every position (every phase the
+    preset has: discard, draw, slam, and Asaf and blast under french)."""
     preset, obs, masks = table
-    rows = slice(0, 150)  # the batched heuristic runs the scalar policy: a few rows suffice
     scalar = agents.make("heuristic", seed=0, rules=preset)
-    expected = [scalar.act(o, m) for o, m in zip(obs[rows], masks[rows], strict=True)]
-    np.testing.assert_array_equal(
-        batched("heuristic", seed=0, rules=preset).act_batch(obs[rows], masks[rows]), expected
-    )
+    expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    np.testing.assert_array_equal(batched("heuristic", seed=0, rules=preset).act_batch(obs, masks), expected)
+    np.testing.assert_array_equal(batched(scalar).act_batch(obs, masks), expected)  # from the object
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"mu": 1.5, "leave_weight": 0.0, "call_risk": 0.6},
+        {"bias": 0.0, "bias_per_turn": 0.1, "bias_max": 1.0, "call_margin": 2.0, "end_weight": 0.5},
+    ],
+)
+def test_heuristic_batched_takes_the_scalar_options(options):
+    for preset, n in (("standard", 3), ("french", 4)):
+        obs, masks = positions(preset, n, games=1, seed=5)
+        scalar = agents.make("heuristic", seed=0, rules=preset, **options)
+        expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
+        np.testing.assert_array_equal(batched("heuristic", rules=preset, **options).act_batch(obs, masks), expected)
+        np.testing.assert_array_equal(batched(scalar).act_batch(obs, masks), expected)
+
+
+def test_heuristic_phases_covered():
+    """The equality positions include every decision phase (Asaf and blast come from french)."""
+    from agents.common import PHASES
+    from agents.heuristic_batched import heuristic_tables
+    from yaniv_env import get_rules
+
+    seen = set()
+    for n in (3, 5):
+        obs, _ = positions("french", n, games=2, seed=31)
+        seen |= set(obs[:, heuristic_tables(get_rules("french", n)).phase_slice].argmax(axis=1).tolist())
+    assert seen == set(range(len(PHASES)))
 
 
 def test_per_row_keys_are_per_row_agents():

@@ -1,0 +1,711 @@
+"""The heuristic agent's decision compiled for whole batches (Numba, nopython, cached).
+
+:func:`heuristic_batch` returns, row by row, the action :meth:`agents.heuristic.HeuristicPolicy.decide`
+returns on the same observation and mask (full, not ``lite``). Each piece of the scalar policy
+has a small kernel here over card lists and count arrays (decode, unseen counts, the
+weighted value histogram, the sum-of-values CDF, call risk, best next discard, hand and
+stock costs, the leave weight, the end-of-round chance), with every floating-point
+operation in the scalar code's order so the scores are bit-identical; ties are broken as
+the scalar code breaks them (plans: least ``(cost, discard id, draw id)``; draws: least
+``(cost, action id)``). A row whose decision the kernel cannot make as the scalar code would
+(an inconsistent observation) gets ``-2`` and the caller asks the scalar policy. Rows whose
+mask allows nothing get ``-1``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numba
+import numpy as np
+
+from yaniv_env import Rules
+from yaniv_env.actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE, action_table
+from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE, standard_deck
+from yaniv_env.observation import ObservationLayout
+
+from .heuristic import DEFAULTS, EMPTY_HAND_COST
+
+__all__ = ["HeuristicTables", "heuristic_tables", "heuristic_batch"]
+
+VALUE = np.array(YANIV_VALUE, dtype=np.int64)
+RANKS = np.array(RANK, dtype=np.int64)
+SUITS = np.array(SUIT, dtype=np.int64)
+MAX_HAND = 64
+SCRATCH = 82  # _best_removed's counts: by rank (13), by suit (4), ranks present (52), a suit's ranks (13)
+
+
+class HeuristicTables:
+    """What the kernel reads for one rule set and player count."""
+
+    def __init__(self, rules: Rules):
+        table = action_table(rules)
+        layout = ObservationLayout(rules)
+        p = layout.pieces
+        discards = table.discards
+        self.rules = rules
+        self.n = rules.num_players
+        self.num_actions = table.num_actions
+        self.size = layout.size
+        self.card_starts = np.array(
+            [p[name].start for name in ("hand", "takeable", "top", "pending", "drawn", "out_of_play")], dtype=np.int64
+        )
+        self.known_start = p["known"].start
+        self.card_end = p["out_of_play"].start + NUM_KINDS  # the card-count blocks end with out_of_play
+        self.slices = {name: p[name].slice for name in ("hand_sizes", "alive", "caller", "stock", "round_progress")}
+        self.phase_slice = p["phase"].slice
+        self.deck_counts = np.zeros(NUM_KINDS, dtype=np.int64)
+        for k in standard_deck(rules.jokers_per_deck, rules.num_decks):
+            self.deck_counts[k] += 1
+        self.disc_counts = np.zeros((len(discards), NUM_KINDS), dtype=np.int64)
+        width = max(1, max(len(d.takeable) for d in discards))
+        self.disc_takeable = np.full((len(discards), width), -1, dtype=np.int64)
+        self.disc_n_takeable = np.zeros(len(discards), dtype=np.int64)
+        moves: dict[tuple[int, ...], int] = {}
+        self.disc_move = np.zeros(len(discards), dtype=np.int64)
+        for i, d in enumerate(discards):
+            for k in d.cards:
+                self.disc_counts[i, k] += 1
+            self.disc_takeable[i, : len(d.takeable)] = d.takeable
+            self.disc_n_takeable[i] = len(d.takeable)
+            self.disc_move[i] = moves.setdefault(tuple(sorted(d.cards)), len(moves))
+        self.num_moves = len(moves)
+        # integer rules: call_max, penalty, empty_hand_wins, run_min, max_run_jokers, run_jokers_at_ends, hand_size
+        self.int_rules = np.array(
+            [
+                rules.call_max,
+                rules.penalty,
+                int(rules.empty_hand_wins),
+                rules.run_min,
+                rules.max_run_jokers,
+                int(rules.run_jokers_at_ends),
+                rules.hand_size,
+            ],
+            dtype=np.int64,
+        )
+
+    def decode(self, obs: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The per-seat and scalar fields :func:`agents.common.decode` reads, for a batch (same
+        roundings); the kernel reads the card counts itself."""
+        r = self.rules
+        s = self.slices
+        hand_sizes = np.round(obs[:, s["hand_sizes"]] * r.hand_size).astype(np.int64)
+        alive = obs[:, s["alive"]] > 0.5
+        caller_vec = obs[:, s["caller"]]
+        caller = np.where(caller_vec.max(axis=1) > 0.5, caller_vec.argmax(axis=1), -1).astype(np.int64)
+        stock = np.round(obs[:, s["stock"]][:, 0].astype(np.float64) * r.deck_size).astype(np.int64)
+        turns = np.round(obs[:, s["round_progress"]][:, 0].astype(np.float64) * r.turn_limit).astype(np.int64)
+        phase = obs[:, self.phase_slice].argmax(axis=1).astype(np.int64)
+        return hand_sizes, alive, caller, stock, turns, phase
+
+
+@lru_cache(maxsize=64)
+def heuristic_tables(rules: Rules) -> HeuristicTables:
+    return HeuristicTables(rules)
+
+
+def weights(options: dict) -> np.ndarray:
+    """The policy's weights as the kernel reads them (defaults overridden by ``options``)."""
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown heuristic options: {', '.join(sorted(unknown))}; known: {', '.join(DEFAULTS)}")
+    o = {**DEFAULTS, **options}
+    return np.array([float(o[k]) for k in DEFAULTS], dtype=np.float64)
+
+
+# weight indices, in DEFAULTS order
+W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX, W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_END = range(8)
+# int_rules indices
+R_CALL_MAX, R_PENALTY, R_EMPTY_WINS, R_RUN_MIN, R_RUN_JOKERS, R_ENDS_OK, R_HAND_SIZE = range(7)
+
+
+# -- hand arithmetic ---------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _total(hand, m):
+    t = 0
+    for i in range(m):
+        t += VALUE[hand[i]]
+    return t
+
+
+@numba.njit(cache=True)
+def _suit_run(present, s, in_suit, J, mu, ir, rs):
+    """The best run of suit ``s`` (``value + mu·length``), -1 if none; ``present``: the
+    kinds held (52), ``in_suit``: the suit's cards (duplicates counted)."""
+    best = -1.0
+    run_min = ir[R_RUN_MIN]
+    if in_suit == 0 or in_suit + J < run_min:
+        return best
+    ends_ok = ir[R_ENDS_OK] != 0
+    cap = ir[R_HAND_SIZE]
+    nr = 0
+    for r in range(13):
+        if present[s * 13 + r]:
+            rs[nr] = r
+            nr += 1
+    for i in range(nr):
+        lo = rs[i]
+        vsum = 0
+        for j in range(i, nr):
+            hi = rs[j]
+            vsum += VALUE[hi]
+            span = hi - lo + 1
+            gaps = span - (j - i + 1)
+            if gaps > J:
+                break
+            length = min(span + J - gaps, cap, 13) if ends_ok else span
+            if length >= run_min:
+                x = vsum + mu * length
+                if x > best:
+                    best = x
+    return best
+
+
+@numba.njit(cache=True)
+def _count(hand, m, mu, scratch):
+    """``hand[:m]`` by rank (``scratch[0:13]``), by suit (``[13:17]``) and kinds present
+    (``[17:69]``); returns its jokers and the best single-card term of best_removed (the
+    scalar's max is over a set of exact values: any order gives the same float)."""
+    best = -1.0
+    jokers = 0
+    scratch[:69] = 0
+    for i in range(m):
+        k = hand[i]
+        if k == JOKER:
+            jokers += 1
+            continue
+        v = VALUE[k]
+        if v + mu > best:
+            best = v + mu
+        scratch[RANKS[k]] += 1
+        scratch[13 + SUITS[k]] += 1
+        scratch[17 + k] = 1
+    if jokers and mu > best:
+        best = mu
+    return jokers, best
+
+
+@numba.njit(cache=True)
+def _group(g, r, mu):
+    """A same-rank group's term (-1 for fewer than two cards)."""
+    return g * (VALUE[r] + mu) if g > 1 else -1.0
+
+
+@numba.njit(cache=True)
+def _best_removed(hand, m, mu, ir, scratch):
+    """Context.best_removed over ``hand[:m]`` (``scratch``: SCRATCH ints, no allocation)."""
+    jokers, best = _count(hand, m, mu, scratch)
+    for r in range(13):
+        x = _group(scratch[r], r, mu)
+        if x > best:
+            best = x
+    if m >= ir[R_RUN_MIN]:
+        J = min(jokers, ir[R_RUN_JOKERS])
+        for s in range(4):
+            x = _suit_run(scratch[17:69], s, scratch[13 + s], J, mu, ir, scratch[69:82])
+            if x > best:
+                best = x
+    return best
+
+
+@numba.njit(cache=True)
+def _best_after(hand, m, mu, ir, scratch):
+    if m == 0:
+        return 0.0
+    return _total(hand, m) + mu * m - _best_removed(hand, m, mu, ir, scratch)
+
+
+@numba.njit(cache=True)
+def _beaten(beat, t):
+    return beat[t] if t < beat.shape[0] else beat[beat.shape[0] - 1]
+
+
+@numba.njit(cache=True)
+def _hand_cost(hand, m, beat, pe, mu, ir, scratch):
+    """HeuristicPolicy.hand_cost of ``hand[:m]``."""
+    total = _total(hand, m)
+    after = _best_after(hand, m, mu, ir, scratch)
+    if total <= ir[R_CALL_MAX]:
+        c = _beaten(beat, total) * (total + ir[R_PENALTY])
+        if c < after:
+            after = c
+    return pe * total + (1.0 - pe) * after
+
+
+@numba.njit(cache=True)
+def _near_kinds(hand, m, near):
+    """_near_kinds of ``hand[:m]`` as a mask over the card kinds."""
+    near[:] = False
+    has_joker = False
+    for i in range(m):
+        k = hand[i]
+        if k == JOKER:
+            has_joker = True
+            continue
+        r, s = RANKS[k], SUITS[k]
+        for s2 in range(4):
+            near[s2 * 13 + r] = True
+        for dr in (-2, -1, 1, 2):
+            if 0 <= r + dr < 13:
+                near[s * 13 + r + dr] = True
+    if m:
+        near[JOKER] = True
+    if has_joker:
+        for i in range(m):
+            k = hand[i]
+            if k != JOKER:
+                r, s = RANKS[k], SUITS[k]
+                for dr in (-3, 3):
+                    if 0 <= r + dr < 13:
+                        near[s * 13 + r + dr] = True
+
+
+@numba.njit(cache=True)
+def _stock_cost(hand, m, pool, pool_total, beat, pe, mu, ir, near, scratch):
+    """HeuristicPolicy.stock_cost of ``hand[:m]`` (``hand`` has room for one more card)."""
+    if pool_total <= 0:
+        return _hand_cost(hand, m, beat, pe, mu, ir, scratch)
+    by_value = np.zeros(11)
+    acc = 0.0
+    _near_kinds(hand, m, near)
+    total = _total(hand, m)
+    # best_removed(hand + k) from hand's parts: only k's single, its rank's group and its
+    # suit's runs change (the joker, which changes every run, is recomputed whole)
+    parts = scratch[SCRATCH:]
+    jokers, singles = _count(hand, m, mu, parts)
+    groups = np.empty(13)
+    for r in range(13):
+        groups[r] = _group(parts[r], r, mu)
+    J = min(jokers, ir[R_RUN_JOKERS])
+    runs = np.empty(4)
+    for s in range(4):
+        runs[s] = _suit_run(parts[17:69], s, parts[13 + s], J, mu, ir, parts[69:82])
+    runs_on = m + 1 >= ir[R_RUN_MIN]
+    for k in range(NUM_KINDS):
+        c = pool[k]
+        if not c:
+            continue
+        if not near[k]:
+            by_value[VALUE[k]] += c
+            continue
+        if k == JOKER:
+            hand[m] = k
+            acc += c * _hand_cost(hand, m + 1, beat, pe, mu, ir, scratch)
+            continue
+        r, s = RANKS[k], SUITS[k]
+        best = singles
+        if VALUE[k] + mu > best:
+            best = VALUE[k] + mu
+        for r2 in range(13):
+            x = _group(parts[r2] + 1, r2, mu) if r2 == r else groups[r2]
+            if x > best:
+                best = x
+        if runs_on:
+            for s2 in range(4):
+                if s2 == s:
+                    held = parts[17 + k]
+                    parts[17 + k] = 1
+                    x = _suit_run(parts[17:69], s, parts[13 + s] + 1, J, mu, ir, parts[69:82])
+                    parts[17 + k] = held
+                else:
+                    x = runs[s2]
+                if x > best:
+                    best = x
+        tk = total + VALUE[k]
+        after = tk + mu * (m + 1) - best
+        if tk <= ir[R_CALL_MAX]:
+            x = _beaten(beat, tk) * (tk + ir[R_PENALTY])
+            if x < after:
+                after = x
+        acc += c * (pe * tk + (1.0 - pe) * after)
+    call_max = ir[R_CALL_MAX]
+    penalty = ir[R_PENALTY]
+    drop_new = 0.0
+    keep_new = 0.0
+    if m:
+        drop_new = total + mu * m
+        keep_new = _best_after(hand, m, mu, ir, scratch) + mu
+    for v in range(11):
+        c = by_value[v]
+        if c:
+            tv = total + v
+            if m:
+                after = keep_new + v
+                if drop_new < after:
+                    after = drop_new
+            else:
+                after = 0.0
+            if tv <= call_max:
+                x = _beaten(beat, tv) * (tv + penalty)
+                if x < after:
+                    after = x
+            acc += c * (pe * tv + (1.0 - pe) * after)
+    return acc / pool_total
+
+
+@numba.njit(cache=True)
+def _combines(card, known, m):
+    if card == JOKER:
+        return m > 0
+    r, s = RANKS[card], SUITS[card]
+    for i in range(m):
+        k = known[i]
+        if k == JOKER:
+            return True
+        if RANKS[k] == r:
+            return True
+        if SUITS[k] == s and abs(RANKS[k] - r) <= 2:
+            return True
+    return False
+
+
+# -- estimates ---------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _weighted(hist, bias):
+    w = np.empty(11)
+    for v in range(11):
+        w[v] = hist[v] * math.exp(-bias * v)
+    if not _normalise(w) > 0:
+        w[:] = 0.0
+        w[0] = 1.0
+    return w
+
+
+@numba.njit(cache=True)
+def _normalise(x):
+    """Divide ``x`` by its sum (summed left to right, as Python's ``sum``) when positive; return the sum."""
+    s = 0.0
+    for v in range(x.shape[0]):
+        s += x[v]
+    if s > 0:
+        for v in range(x.shape[0]):
+            x[v] = x[v] / s
+    return s
+
+
+@numba.njit(cache=True)
+def _sum_cdf(base, unknown, hist, cap):
+    out = np.zeros(cap + 1)
+    if base > cap:
+        return out
+    dist = np.zeros(cap + 1)
+    dist[base] = 1.0
+    for _ in range(unknown):
+        new = np.zeros(cap + 1)
+        for t in range(cap + 1):
+            pt = dist[t]
+            if pt:
+                for v in range(min(10, cap - t) + 1):
+                    new[t + v] += pt * hist[v]
+        dist = new
+    acc = 0.0
+    for t in range(cap + 1):
+        acc += dist[t]
+        out[t] = acc
+    return out
+
+
+@numba.njit(cache=True)
+def _hist(pool, deck_counts):
+    """The unseen pool's value distribution (the deck's when the pool is empty)."""
+    hist = np.zeros(11)
+    for k in range(NUM_KINDS):
+        if pool[k]:
+            hist[VALUE[k]] += pool[k]
+    if _normalise(hist) > 0:
+        return hist
+    for k in range(NUM_KINDS):
+        hist[VALUE[k]] += deck_counts[k]
+    _normalise(hist)
+    return hist
+
+
+# -- the decision ------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def first_legal(masks, b):
+    """The lowest legal action of row ``b`` (-1 if none)."""
+    for a in range(masks.shape[1]):
+        if masks[b, a]:
+            return a
+    return -1
+
+
+@numba.njit(cache=True)
+def _less(c1, a1, d1, c2, a2, d2):
+    """``(c1, a1, d1) < (c2, a2, d2)`` as Python compares tuples."""
+    if c1 != c2:
+        return c1 < c2
+    if a1 != a2:
+        return a1 < a2
+    return d1 < d2
+
+
+@numba.njit(cache=True)
+def _decide_rows(
+    obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
+    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
+):  # fmt: skip
+    B = masks.shape[0]
+    A = masks.shape[1]
+    cap = ir[R_CALL_MAX]
+    mu = w[W_MU]
+    lw = w[W_LEAVE]
+    hand = np.empty(MAX_HAND, np.int64)
+    rest = np.empty(MAX_HAND, np.int64)
+    known = np.empty((n, MAX_HAND), np.int64)
+    n_known = np.zeros(n, np.int64)
+    pool = np.empty(NUM_KINDS, np.int64)
+    near = np.zeros(NUM_KINDS, np.bool_)
+    scratch = np.empty(2 * SCRATCH, np.int64)
+    row = np.empty(card_end, np.int64)
+    move_lc = np.empty(num_moves)
+    move_a = np.empty(num_moves, np.int64)
+    h_start, t_start, top_start = card_starts[0], card_starts[1], card_starts[2]
+    p_start, d_start, o_start = card_starts[3], card_starts[4], card_starts[5]
+    for b in range(B):
+        first = first_legal(masks, b)
+        out[b] = first
+        if first < 0:
+            continue
+        for j in range(card_end):  # decode's card counts: rint, never negative
+            c = np.int64(np.rint(obs[b, j]))
+            row[j] = c if c > 0 else 0
+        ph = phase[b]
+        if ph == 4:
+            if masks[b, BLAST]:
+                out[b] = BLAST
+            continue
+        if ph == 3 and not masks[b, ASAF]:
+            continue
+        if ph == 2 and not masks[b, SLAM]:
+            continue
+        if ph > 4:
+            continue
+        # decode the cards (Info), unseen counts (pool)
+        m = 0
+        for k in range(NUM_KINDS):
+            for _ in range(row[h_start + k]):
+                hand[m] = k
+                m += 1
+        total_hand = _total(hand, m)
+        n_known[0] = 0
+        for r in range(1, n):
+            nk = 0
+            s0 = known_start + (r - 1) * NUM_KINDS
+            for k in range(NUM_KINDS):
+                for _ in range(row[s0 + k]):
+                    known[r, nk] = k
+                    nk += 1
+            n_known[r] = nk
+        out_of_play = 0
+        for k in range(NUM_KINDS):
+            c = deck_counts[k] - row[h_start + k] - row[top_start + k] - row[p_start + k]
+            c -= row[o_start + k]
+            out_of_play += row[o_start + k]
+            for r in range(1, n):
+                c -= row[known_start + (r - 1) * NUM_KINDS + k]
+            pool[k] = c if c > 0 else 0
+        pool_total = 0
+        for k in range(NUM_KINDS):
+            pool_total += pool[k]
+        hist = _hist(pool, deck_counts)
+        # bias_at
+        n_alive = 0
+        for r in range(n):
+            n_alive += alive[b, r]
+        bias = w[W_BIAS] + w[W_BIAS_TURN] * turns[b] / max(1, n_alive)
+        if not bias < w[W_BIAS_MAX]:
+            bias = w[W_BIAS_MAX]
+        weighted = _weighted(hist, bias)
+        if ph == 3:  # should_asaf
+            act = PASS
+            cr = caller[b]
+            if cr >= 0 and total_hand <= cap:
+                kt = 0
+                for i in range(n_known[cr] if cr > 0 else 0):
+                    kt += VALUE[known[cr, i]]
+                unknown = hand_sizes[b, cr] - (n_known[cr] if cr > 0 else 0)
+                cdf = _sum_cdf(kt, max(0, unknown), weighted, cap)
+                z = cdf[cap]
+                if z <= 0:
+                    act = ASAF
+                else:
+                    p_lose = cdf[total_hand - 1] / z if total_hand > 0 else 0.0
+                    p_win = 1.0 - p_lose
+                    mean_caller = 0.0
+                    for u in range(cap + 1):
+                        mean_caller += u * (cdf[u] - (cdf[u - 1] if u else 0.0))
+                    mean_caller = mean_caller / z
+                    if p_win * (total_hand + mean_caller + ir[R_PENALTY]) > p_lose * ir[R_PENALTY]:
+                        act = ASAF
+            out[b] = act
+            continue
+        # Estimate
+        mean_w = 0.0
+        for v in range(11):
+            mean_w += v * weighted[v]
+        not_beaten = np.ones(cap + 1)
+        not_end = 1.0
+        gain = 0.0
+        for r in range(1, n):
+            if not alive[b, r]:
+                continue
+            base = 0
+            for i in range(n_known[r]):
+                base += VALUE[known[r, i]]
+            unknown = hand_sizes[b, r] - n_known[r]
+            if unknown < 0:
+                unknown = 0
+            cdf = _sum_cdf(base, unknown, weighted, cap)
+            for t in range(cap + 1):
+                not_beaten[t] *= 1.0 - cdf[t]
+            gain += base + unknown * mean_w
+            p_low = cdf[cap] * w[W_END]
+            not_end *= 1.0 - (p_low if p_low < 1.0 else 1.0)
+        beat = 1.0 - not_beaten
+        pe = 1.0 - not_end
+        if ph == 2:  # slam
+            drawn = -1
+            for k in range(NUM_KINDS):
+                if row[d_start + k] > 0:
+                    drawn = k
+                    break
+            if drawn < 0:
+                continue
+            mr = 0
+            removed = False
+            for i in range(m):
+                if hand[i] == drawn and not removed:
+                    removed = True
+                    continue
+                rest[mr] = hand[i]
+                mr += 1
+            if not removed:
+                out[b] = -2
+                continue
+            empties = mr == 0 and ir[R_EMPTY_WINS] != 0  # emptying the hand wins: no costs needed
+            lowers = empties or _hand_cost(rest, mr, beat, pe, mu, ir, scratch) <= _hand_cost(
+                hand, m, beat, pe, mu, ir, scratch
+            )
+            out[b] = SLAM if lowers else PASS
+            continue
+        if ph == 1:  # draw: least (cost, action) over the stock and the legal takes
+            bc = 0.0
+            ba = -1
+            if masks[b, DRAW_STOCK]:
+                rest[:m] = hand[:m]
+                bc = _stock_cost(rest, m, pool, pool_total, beat, pe, mu, ir, near, scratch)
+                ba = DRAW_STOCK
+            for a in range(TAKE_BASE, DISCARD_BASE):
+                if masks[b, a]:
+                    hand[m] = a - TAKE_BASE
+                    cost = _hand_cost(hand, m + 1, beat, pe, mu, ir, scratch)
+                    if ba < 0 or _less(cost, a, 0, bc, ba, 0):
+                        bc = cost
+                        ba = a
+            if ba >= 0:
+                out[b] = ba
+            continue
+        # discard: one layout per move (least leave cost, first in id order), then the least plan
+        stock_ok = stock[b] > 0 or out_of_play > 0
+        nxt = -1
+        for r in range(1, n):
+            if alive[b, r]:
+                nxt = r
+                break
+        move_a[:] = -1
+        for a in range(DISCARD_BASE, A):
+            if not masks[b, a]:
+                continue
+            i = a - DISCARD_BASE
+            lc = 0.0
+            if lw:
+                worst = 0.0
+                if nxt >= 0:
+                    for j in range(disc_n_takeable[i]):
+                        card = disc_takeable[i, j]
+                        u = 4.0 - VALUE[card]
+                        if u < 0.0:
+                            u = 0.0
+                        if n_known[nxt] and _combines(card, known[nxt], n_known[nxt]):
+                            u += 3.0
+                        if u > worst:
+                            worst = u
+                lc = worst * lw
+            mv = disc_move[i]
+            if move_a[mv] < 0 or lc < move_lc[mv]:
+                move_lc[mv] = lc
+                move_a[mv] = a
+        pc = 0.0
+        pa = -1
+        pd = -1
+        bad = False
+        for mv in range(num_moves):
+            a = move_a[mv]
+            if a < 0:
+                continue
+            lc = move_lc[mv]
+            i = a - DISCARD_BASE
+            mr = 0
+            for k in range(NUM_KINDS):
+                c = row[h_start + k] - disc_counts[i, k]
+                if c < 0:
+                    bad = True
+                for _ in range(c):
+                    rest[mr] = k
+                    mr += 1
+            if mr == 0 and ir[R_EMPTY_WINS]:
+                if pa < 0 or _less(EMPTY_HAND_COST, a, DRAW_STOCK, pc, pa, pd):
+                    pc, pa, pd = EMPTY_HAND_COST, a, DRAW_STOCK
+                continue
+            if stock_ok:
+                cost = _stock_cost(rest, mr, pool, pool_total, beat, pe, mu, ir, near, scratch) + lc
+                if pa < 0 or _less(cost, a, DRAW_STOCK, pc, pa, pd):
+                    pc, pa, pd = cost, a, DRAW_STOCK
+            for k in range(NUM_KINDS):
+                if row[t_start + k] > 0:
+                    rest[mr] = k
+                    cost = _hand_cost(rest, mr + 1, beat, pe, mu, ir, scratch) + lc
+                    if pa < 0 or _less(cost, a, TAKE_BASE + k, pc, pa, pd):
+                        pc, pa, pd = cost, a, TAKE_BASE + k
+        if bad:
+            out[b] = -2
+            continue
+        if pa >= 0 and pc <= EMPTY_HAND_COST:
+            out[b] = pa
+            continue
+        if masks[b, CALL_YANIV]:
+            q = _beaten(beat, total_hand)
+            if not q > w[W_CALL_RISK]:
+                ev = (1.0 - q) * gain - q * (total_hand + ir[R_PENALTY])
+                if ev > w[W_CALL_MARGIN]:
+                    out[b] = CALL_YANIV
+                    continue
+        if pa >= 0:
+            out[b] = pa
+
+
+def heuristic_batch(obs: np.ndarray, masks: np.ndarray, tables: HeuristicTables, w: np.ndarray) -> np.ndarray:
+    """Actions ``[B]`` of the heuristic policy with weights ``w`` (:func:`weights`); ``-1``
+    where nothing is legal, ``-2`` where the scalar policy must decide."""
+    out = np.empty(len(obs), dtype=np.int64)
+    if not len(obs):
+        return out
+    hand_sizes, alive, caller, stock, turns, phase = tables.decode(obs)
+    t = tables
+    _decide_rows(
+        obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, t.n, w,
+        t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move, t.num_moves, out,
+    )  # fmt: skip
+    legal = out >= 0
+    rows = np.flatnonzero(legal)
+    bad = rows[~masks[rows, out[rows]]]
+    out[bad] = -2  # never expected: the scalar agent decides these rows
+    return out
