@@ -21,7 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from yaniv_env.core.policies import make_policy, policy_names, register_policy, register_policy_loader
+from yaniv_env.core.policies import (
+    make_policy,
+    policy_names,
+    register_batcher,
+    register_policy,
+    register_policy_loader,
+)
 
 from .base import Policy, RandomAgent
 
@@ -71,6 +77,7 @@ for _name, _factory in {
 }.items():
     register_policy(_name, _factory)
 del _name, _factory
+register_batcher("agents.batched:batched")
 for _suffix in MODEL_SUFFIXES:
     register_policy_loader(_suffix, load)
 del _suffix

@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from yaniv_env.core.seeding import GOLDEN, below, game_key
+from yaniv_env.core.seeding import GOLDEN, below
+from yaniv_env.core.seeding import seeded_key as agent_key
 
 __all__ = ["agent_key", "decision_words", "below"]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-
-
-def agent_key(seed: int | None) -> int:
-    """The 63-bit key of an agent seeded with ``seed`` (one draw of ``default_rng(seed)``)."""
-    return game_key(np.random.default_rng(seed))
 
 
 def _mix(z: np.ndarray) -> np.ndarray:

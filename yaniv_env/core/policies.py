@@ -47,6 +47,7 @@ PolicyFactory = Callable[..., Policy]
 
 _factories: dict[str, PolicyFactory | str] = {}
 _loaders: dict[str, PolicyFactory] = {}
+_batcher: list[Callable[..., Any] | str] = []  # at most one: the function that batches policies
 _plugins_loaded = False
 
 
@@ -66,6 +67,28 @@ def register_policy_loader(suffix: str, loader: PolicyFactory) -> None:
     if not suffix.startswith("."):
         raise ValueError(f"a file suffix starts with a dot, got {suffix!r}")
     _loaders[suffix] = loader
+
+
+def register_batcher(batcher: Callable[..., Any] | str) -> None:
+    """Make :func:`batched_policy` use ``batcher(spec, seed=..., rules=..., **options)`` (or
+    ``"module:attr"``, imported on first use): a function that returns a policy with
+    ``act_batch(observations, masks, keys=None)`` for a name or a policy object."""
+    _batcher[:] = [batcher]
+
+
+def batched_policy(spec: Any, seed: int | None = None, rules: Any = "standard", **options: Any):
+    """A policy acting on a batch (``act_batch(observations [B, S], masks [B, A], keys=None)
+    -> actions [B]``) for ``spec``, a registered name or a policy object, from the batcher a
+    package registered (``agents`` registers :func:`agents.batched.batched`)."""
+    if not _batcher:
+        load_plugins()
+    if not _batcher:
+        raise ValueError("no package registered a batcher of policies (yaniv_env.core.policies.register_batcher)")
+    batcher = _batcher[0]
+    if isinstance(batcher, str):
+        module, attr = batcher.split(":")
+        batcher = _batcher[0] = getattr(importlib.import_module(module), attr)
+    return batcher(spec, seed=seed, rules=rules, **options)
 
 
 def load_plugins() -> None:
@@ -141,9 +164,11 @@ __all__ = [
     "CallablePolicy",
     "Policy",
     "as_policy",
+    "batched_policy",
     "load_plugins",
     "make_policy",
     "policy_names",
+    "register_batcher",
     "register_policy",
     "register_policy_loader",
 ]

@@ -76,6 +76,12 @@ def rekeyed(key: int, rng: np.random.Generator | None = None, new_key: int | Non
     return int(new_key)
 
 
+def seeded_key(seed: int | None) -> int:
+    """The 63-bit key of anything seeded with ``seed`` (one draw of ``default_rng(seed)``;
+    ``None``: fresh entropy), e.g. an agent's."""
+    return game_key(np.random.default_rng(seed))
+
+
 def mix64(z: int) -> int:
     """SplitMix64's output function: a bijection of 64-bit words that mixes every bit."""
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64

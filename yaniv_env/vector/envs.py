@@ -56,6 +56,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from ..core.policies import batched_policy
+from ..core.seeding import seeded_key
 from ..rules import get_rules
 from ..yaniv_aec import EPISODES, REWARD_SCHEMES
 from . import BatchedYaniv, round_rewards
@@ -68,8 +70,6 @@ MAX_REDEALS = 100
 
 def _opponent_policies(opponents, n: int, rules) -> list:
     """One batched policy per opponent index (the ``j``-th other seat in seat order)."""
-    from agents.batched import batched
-
     if opponents is None:
         opponents = ["random"]
     if isinstance(opponents, str) or hasattr(opponents, "act") or hasattr(opponents, "act_batch"):
@@ -84,7 +84,7 @@ def _opponent_policies(opponents, n: int, rules) -> list:
     for spec in opponents:  # one object for repeated specs, so that a seat's batch is one call
         key = id(spec)
         if key not in made:
-            made[key] = batched(spec, rules=rules)
+            made[key] = batched_policy(spec, rules=rules)
         out.append(made[key])
     return out
 
@@ -145,13 +145,11 @@ class LearnerGames:
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Every game anew; slot ``i`` seeded ``seed + i`` (``None``: fresh entropy). Returns
         the observations ``[B, S]``."""
-        from agents.streams import agent_key
-
         B, n = self.num_envs, self.num_players
         self._slot_rngs = [np.random.default_rng(None if seed is None else seed + i) for i in range(B)]
         for i in range(B):
             for j in range(n - 1):  # the keys YanivGymEnv.reset(seed) gives its opponents
-                self.opponent_keys[i, j] = agent_key(None if seed is None else (seed + i) * 1000 + j + 1)
+                self.opponent_keys[i, j] = seeded_key(None if seed is None else (seed + i) * 1000 + j + 1)
         self._returns[:] = 0.0
         self._lengths[:] = 0
         self._start(np.ones(B, bool))

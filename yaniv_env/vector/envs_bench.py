@@ -25,9 +25,9 @@ __all__ = ["bench_vector_env", "bench_gym_learner", "bench_ppo", "bench_tourname
 
 
 def _learner(seed: int):
-    from agents.batched import BatchedRandom
+    from ..core.policies import batched_policy
 
-    return BatchedRandom(seed)
+    return batched_policy("random", seed=seed)
 
 
 def _rates(steps: int, elapsed: float, cpu: float, **extra) -> dict:
@@ -112,8 +112,7 @@ def bench_ppo(preset: str, players: int, vector: bool, num_envs: int, timesteps:
 def bench_tournament(preset: str, games: int, num_envs: int, seed: int = 0) -> dict:
     """``games`` heuristic-vs-greedy 2-player games on the batched engine (heuristic in seat
     ``slot % 2``); returns the time and the heuristic's share of wins."""
-    from agents.batched import batched
-
+    from ..core.policies import batched_policy as batched
     from . import BatchedYaniv
 
     num_envs = min(num_envs, games)
