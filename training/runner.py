@@ -52,6 +52,7 @@ import itertools
 import math
 import multiprocessing
 import pickle
+import sys
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -304,7 +305,13 @@ def _run_chunk(common: tuple, jobs: list[tuple]) -> list[GameRecord]:
         _WORKER["run"] = run_id
         _WORKER["runner"] = _Runner(specs, labels, rules, n, episode)
     runner = _WORKER["runner"]
-    return [rec for job in jobs for rec in runner.play_job(job, record_until)]
+    records = []
+    for job in jobs:
+        records.extend(runner.play_job(job, record_until))
+        torch = sys.modules.get("torch")  # loaded by a trained entrant: one thread per worker process,
+        if torch is not None and torch.get_num_threads() != 1:  # or the workers oversubscribe the cores
+            torch.set_num_threads(1)
+    return records
 
 
 def run_jobs(
