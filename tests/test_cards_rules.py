@@ -384,3 +384,32 @@ def test_rules_document_names_every_preset_source_and_option():
     for f in dataclasses.fields(Rules):
         assert f"| `{f.name}` |" in text, f.name
     assert "shared/rules" not in text
+
+
+def test_with_options_reads_option_value_strings():
+    rules = PRESETS["seven"].with_options(
+        ["call_max=6", "jokers_per_deck = 0", "challenge=asaf", "blast=true", "run_jokers_max=None"]
+    )
+    assert (rules.call_max, rules.jokers_per_deck, rules.challenge, rules.blast) == (6, 0, "asaf", True)
+    assert rules.run_jokers_max is None
+    assert rules.set_pickup == PRESETS["seven"].set_pickup  # everything else is the preset's
+    table = PRESETS["standard"].with_options(["milestone=table", "milestone_table=[[50, 0], [100, 50]]"])
+    assert table.milestone_table == ((50, 0), (100, 50))
+    assert PRESETS["standard"].with_options([]) is PRESETS["standard"]
+
+
+@pytest.mark.parametrize(
+    ("assignment", "message"),
+    [
+        ("colour=3", "unknown rule option 'colour'"),
+        ("call_max", "expected option=value"),
+        ("call_max=seven", "'call_max': 'seven' is not of type int"),
+        ("blast=1", "'blast': '1' is not of type bool"),
+        ("num_players=3", "'num_players' cannot be set"),
+        ("challenge=duel", "Rules.challenge"),
+        ("call_max=-1", "Rules.call_max"),
+    ],
+)
+def test_with_options_refuses_bad_assignments(assignment, message):
+    with pytest.raises(ValueError, match=message):
+        PRESETS["standard"].with_options([assignment])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import NoReturn, TypeVar
@@ -25,6 +26,45 @@ class RulesBase:
 
     def with_players(self: _R, num_players: int) -> _R:
         return self.replace(num_players=num_players)
+
+    def with_options(self: _R, assignments: Iterable[str]) -> _R:
+        """A copy with options set from ``option=value`` strings (``yaniv train --set``).
+
+        A value is a Python literal (``7``, ``True``, ``None``, ``((50, 0), (100, 50))``)
+        or a bare word (``asaf``); ``true``, ``false`` and ``none`` may be lower case. An
+        unknown option, ``name`` and ``num_players`` (set by the preset and the player
+        count), a value of the wrong type or one the rules refuse raise ``ValueError``
+        naming the option."""
+        fields = {f.name: f for f in dataclasses.fields(self)}
+        changes: dict[str, object] = {}
+        for assignment in assignments:
+            option, sep, text = (part.strip() for part in assignment.partition("="))
+            if not sep or not option:
+                raise ValueError(f"rule option {assignment!r}: expected option=value")
+            if option in ("name", "num_players"):
+                raise ValueError(f"rule option {option!r} cannot be set this way (use the preset and the player count)")
+            if option not in fields:
+                settable = ", ".join(sorted(set(fields) - {"name", "num_players"}))
+                raise ValueError(f"unknown rule option {option!r}; options: {settable}")
+            changes[option] = self._option_value(option, str(fields[option].type), text)
+        return self.replace(**changes) if changes else self
+
+    def _option_value(self, option: str, annotation: str, text: str) -> object:
+        """``text`` read as a value of ``option`` (whose type is written ``annotation``)."""
+        words = {"true": True, "false": False, "none": None}
+        try:
+            value = words[text.lower()] if text.lower() in words else ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text  # a bare word: a choice such as ``asaf``
+        current = getattr(self, option)
+        if value is None and "None" in annotation:
+            return None
+        expected = type(current) if current is not None else int
+        if isinstance(value, list):
+            value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+        if type(value) is not expected and not (expected is float and type(value) is int):
+            raise ValueError(f"rule option {option!r}: {text!r} is not of type {expected.__name__} ({annotation})")
+        return value
 
     def _describe(self, head: str, base: RulesBase) -> str:
         """``head``, then the options that differ from ``base``, one per line."""
