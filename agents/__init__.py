@@ -31,13 +31,48 @@ from yaniv_env.core.policies import (
 
 from .base import Policy, RandomAgent
 
-#: The trained agent shipped with the package (MaskablePPO, ``standard`` rules, 2 players,
-#: advised by the heuristic: ``agents.advice``), in the play format (``agents.play_format``);
-#: ``agents.make("ppo")`` loads it. How it was trained: README, section Training.
-SHIPPED_MODEL = Path(__file__).parent / "models" / "ppo_standard_2p.safetensors"
+#: The trained agents shipped with the package, by (preset, players): play files
+#: (``agents.play_format``) in ``agents/models/``. ``agents.make("ppo", rules=...,
+#: num_players=...)`` loads the one for those rules. How each was trained: README, section
+#: Training.
+SHIPPED_MODELS: dict[tuple[str, int], str] = {
+    ("standard", 2): "ppo_standard_2p.safetensors",  # MaskablePPO advised by the heuristic
+}
+
+#: The default shipped agent (``standard``, 2 players): ``agents.make("ppo")``.
+SHIPPED_MODEL = Path(__file__).parent / "models" / SHIPPED_MODELS[("standard", 2)]
 
 #: File suffixes ``agents.make`` reads as model paths.
 MODEL_SUFFIXES = (".safetensors", ".zip")
+
+
+def shipped_model(rules="standard", num_players: int | None = None) -> Path:
+    """The shipped model file for ``rules`` (a preset name or a :class:`yaniv_env.Rules`)
+    and ``num_players`` (default: the rules' own); ``ValueError`` listing the shipped
+    models when none was trained for them (rules changed from a preset have none)."""
+    from yaniv_env.rules import PRESETS, Rules, get_rules
+
+    wanted = get_rules(rules, num_players) if isinstance(rules, (str, Rules)) else rules
+    for (preset, players), file in SHIPPED_MODELS.items():
+        if get_rules(preset, players) == wanted:
+            return Path(__file__).parent / "models" / file
+    if isinstance(wanted, Rules):
+        what = f"{wanted.name!r} rules with {wanted.num_players} players"
+        if wanted.name in PRESETS and wanted != get_rules(wanted.name, wanted.num_players):
+            what = f"rules changed from the preset {wanted.name!r} ({wanted.num_players} players)"
+    else:
+        what = f"rules of another game ({type(wanted).__module__}.{type(wanted).__qualname__})"
+    shipped = ", ".join(f"{preset} with {players} players" for preset, players in SHIPPED_MODELS)
+    raise ValueError(
+        f"no trained agent is shipped for {what} (shipped: {shipped}); train one with "
+        "`yaniv train --rules ... --num-players ...` and load its model.safetensors with agents.load"
+    )
+
+
+def _shipped_agent(seed: int | None = None, rules=None, num_players: int | None = None, **options) -> Policy:
+    rules = "standard" if rules is None else rules
+    path = shipped_model(rules, num_players)
+    return load(path, seed=seed, rules=rules, num_players=num_players, **options)
 
 
 def load(path: str, seed: int | None = None, **options) -> Policy:
@@ -71,7 +106,7 @@ for _name, _factory in {
     "greedy": "agents.greedy:GreedyAgent",
     "heuristic": "agents.heuristic:HeuristicAgent",
     "search": "agents.search:SearchAgent",
-    "ppo": lambda seed=None, **options: load(SHIPPED_MODEL, seed=seed, **options),
+    "ppo": _shipped_agent,
     "pis_random": "agents.pis_yedili:PisRandomAgent",
     "pis_heuristic": "agents.pis_yedili:PisHeuristicAgent",
 }.items():
@@ -91,4 +126,15 @@ def from_sb3(model, rules="standard", num_players: int | None = None, **options)
     return _from_sb3(model, rules=rules, num_players=num_players, **options)
 
 
-__all__ = ["Policy", "RandomAgent", "SHIPPED_MODEL", "from_sb3", "make", "load", "names", "register"]
+__all__ = [
+    "Policy",
+    "RandomAgent",
+    "SHIPPED_MODEL",
+    "SHIPPED_MODELS",
+    "from_sb3",
+    "make",
+    "load",
+    "names",
+    "register",
+    "shipped_model",
+]

@@ -277,3 +277,27 @@ def test_ladder(strong, weak):
     wins = _match(strong, weak, 200, seed=10_000, fast=False)
     rate = float(np.mean(wins))
     assert rate - 1.96 * math.sqrt(rate * (1 - rate) / len(wins)) > 0.5, rate
+
+
+def test_shipped_agent_registry_picks_the_model_for_the_rules():
+    assert agents.shipped_model("standard", 2) == agents.SHIPPED_MODEL
+    assert agents.shipped_model(PRESETS["standard"]) == agents.SHIPPED_MODEL
+    bot = agents.make("ppo", rules="standard", num_players=2, seed=0)
+    assert bot.rules == PRESETS["standard"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"rules": "seven"}, "no trained agent is shipped for 'seven' rules with 2 players"),
+        ({"num_players": 3}, "'standard' rules with 3 players"),
+        ({"rules": "french", "num_players": 4}, "'french' rules with 4 players"),
+        ({"rules": PRESETS["standard"].replace(call_max=7)}, "rules changed from the preset 'standard'"),
+    ],
+)
+def test_shipped_agent_registry_says_when_none_is_shipped(options, message):
+    import agents
+
+    with pytest.raises(ValueError, match=message) as err:
+        agents.make("ppo", **options)
+    assert "shipped: standard with 2 players" in str(err.value)
