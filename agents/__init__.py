@@ -70,8 +70,12 @@ def shipped_model(rules="standard", num_players: int | None = None) -> Path:
 
 
 def _shipped_agent(seed: int | None = None, rules=None, num_players: int | None = None, **options) -> Policy:
+    from yaniv_env.rules import Rules
+
     rules = "standard" if rules is None else rules
-    path = shipped_model(rules, num_players)
+    # Rules of another game: loading the default model raises the loader's own message
+    # ("trained for Yaniv ... but the environment plays ...").
+    path = shipped_model(rules, num_players) if isinstance(rules, (str, Rules)) else SHIPPED_MODEL
     return load(path, seed=seed, rules=rules, num_players=num_players, **options)
 
 
