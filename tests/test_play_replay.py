@@ -258,6 +258,29 @@ def test_play_cli_with_turn_limit(tmp_path):
     rp.verify(record)
 
 
+def test_play_cli_with_house_rules(tmp_path, capsys):
+    rec = tmp_path / "house.json"
+    argv = [
+        "--opponents",
+        "random",
+        "--seed",
+        "3",
+        "--record",
+        str(rec),
+        "--set",
+        "call_max=7",
+        "--set",
+        "score_limit=60",
+    ]
+    assert play_mod.main(argv, input_fn=Script([]), print_fn=lambda *a, **k: None) == 0
+    record = rp.load(rec)
+    assert (record["rules"]["call_max"], record["rules"]["score_limit"]) == (7, 60)
+    rp.verify(record)
+    with pytest.raises(SystemExit):
+        play_mod.main(["--set", "call_max=high"], input_fn=Script([]))
+    assert "rule option 'call_max': 'high' is not of type int" in capsys.readouterr().err
+
+
 def test_match_moves_lists_ambiguity_and_takes_sets_in_any_order():
     seven = action_table(PRESETS["seven"])
     standard = action_table(PRESETS["standard"])

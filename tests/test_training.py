@@ -328,3 +328,27 @@ def test_hand_shaping_is_potential_based():
             unshaped += info["unshaped_reward"]
             done = term or trunc
         assert shaped == pytest.approx(unshaped - phi0)
+
+
+def test_house_rules_from_set_train_save_and_load(tmp_path, capsys):
+    house = ["--set", "call_max=7", "--set", "slam_joker_on_joker=false"]
+    tiny = [
+        "--total-timesteps", "128", "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
+        "--net-arch", "16", "--opponents", "random", "--eval-every", "0", "--final-eval-games", "0",
+        "--pretrain", "none", "--no-progress", "--torch-threads", "1", "--output-dir", str(tmp_path),
+        "--run-name", "house",
+    ]  # fmt: skip
+    assert T.main([*tiny, *house]) == 0
+    assert "standard with call_max=7, slam_joker_on_joker=false" in capsys.readouterr().out
+    wanted = yaniv_env.get_rules("standard").replace(call_max=7, slam_joker_on_joker=False)
+    bot = agents.load(str(tmp_path / "house" / "model.safetensors"))
+    assert bot.rules == wanted
+    with pytest.raises(ValueError, match="call_max"):
+        agents.load(str(tmp_path / "house" / "model.safetensors"), rules="standard")
+    # the options are part of the run: a resume cannot change them
+    assert T.main(["--resume", str(tmp_path / "house"), "--set", "call_max=6", "--no-progress"]) == 2
+    assert "set was ['call_max=7', 'slam_joker_on_joker=false']" in capsys.readouterr().err
+    assert T.main([*tiny, "--run-name", "bad", "--set", "call_maxx=7"]) == 2
+    assert "unknown rule option 'call_maxx'" in capsys.readouterr().err
+    assert T.main([*tiny, "--run-name", "bad", "--set", "call_max=seven"]) == 2
+    assert "rule option 'call_max': 'seven' is not of type int" in capsys.readouterr().err

@@ -103,13 +103,17 @@ def build_parser(args_type: type, suppress: bool = False) -> argparse.ArgumentPa
         for game, defaults in GAME_DEFAULTS.items():
             if f.name in defaults:
                 help_text += f" [{game}: {defaults[f.name]}]"
-        if f.default not in (None, "") and "(default" not in help_text:
+        if f.default not in (None, "", dataclasses.MISSING) and "(default" not in help_text:
             help_text += f" (default: {f.default})"
         kw: dict = {"help": help_text.replace("%", "%%"), "dest": f.name}
         if not suppress:
-            kw["default"] = f.default
+            kw["default"] = f.default_factory() if f.default is dataclasses.MISSING else f.default
         if base is bool:
             kw["action"] = argparse.BooleanOptionalAction
+        elif typing.get_origin(hint) is list:  # a repeatable option
+            kw["action"] = "append"
+            kw["type"] = base
+            kw["metavar"] = "OPTION=VALUE"
         else:
             kw["type"] = base
             kw["metavar"] = base.__name__.upper()
@@ -191,6 +195,14 @@ def resume_args(args, given: set[str]) -> tuple:
     return type(args)(**{**dataclasses.asdict(type(args)()), **merged}), run_dir, meta
 
 
+def game_rules(args):
+    """The rules ``args`` train for: the preset ``--rules`` for ``--num-players``, with the
+    ``--set`` options on top."""
+    from yaniv_env.games import get_game
+
+    return get_game(args.game).get_rules(args.rules, args.num_players).with_options(args.set)
+
+
 def validate(args, given: set[str]):
     """Resolve ``--resume``, check the arguments; returns (args, run_dir, rules, meta, mix, eval_mix)."""
     from agents.trained import check_metadata
@@ -205,7 +217,7 @@ def validate(args, given: set[str]):
     else:
         game = get_game(args.game)
         args = apply_game_defaults(args, given)
-        rules = game.get_rules(args.rules, args.num_players)
+        rules = game_rules(args)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         prefix = "" if game.name == "yaniv" else f"{game.name}_"
         run_dir = Path(args.output_dir) / (args.run_name or f"{prefix}{args.rules}__{args.seed}__{stamp}")

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from training.config import game_rules
+
 if TYPE_CHECKING:
     from training.train import Args
 
@@ -39,7 +41,7 @@ def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, su
                 torch.set_num_threads(1)
         env = gymnasium.make(
             get_game(args.game).env_id,
-            rules=args.rules,
+            rules=game_rules(args),
             num_players=args.num_players,
             learner_seat=_learner_seat(args.learner_seat),
             episode=args.episode,
@@ -80,7 +82,7 @@ def make_eval_env(args: Args, opponent, n: int, seed: int):
         def make():
             env = gymnasium.make(
                 get_game(args.game).env_id,
-                rules=args.rules,
+                rules=game_rules(args),
                 num_players=args.num_players,
                 learner_seat="random",
                 episode=args.eval_episode or args.episode,

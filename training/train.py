@@ -141,6 +141,10 @@ class Args:
     rules: str = "standard"
     """Rules preset of the game (Yaniv: ``standard``, ``seven``, ``french``, ``two_deck``;
     Pis Yedili: ``standard``)."""
+    set: list[str] = dataclasses.field(default_factory=list)
+    """A rule option on top of the preset, as ``option=value`` (repeat it: ``--set call_max=7
+    --set jokers_per_deck=0``); saved in the checkpoint, so house rules train and load like
+    a preset. The options: ``yaniv_env/RULES.md``."""
     num_players: int = 2
     """Players at the table (the learner plus num_players - 1 opponents)."""
     minutes: float | None = None
@@ -417,7 +421,8 @@ def train(args: Args, given: set[str] | None = None) -> int:
         )
         done = 0
 
-    title = f"MaskablePPO on {get_game(args.game).title} — {rules.name}, {rules.num_players} players"
+    house = f" with {', '.join(args.set)}" if args.set else ""
+    title = f"MaskablePPO on {get_game(args.game).title} — {rules.name}{house}, {rules.num_players} players"
     print(f"run: {run_dir}")
     print(
         f"{title}; {args.episode} episodes, {args.reward} reward; opponents {format_mix(mix)}"

@@ -334,6 +334,13 @@ def main(
         "--opponents", default="heuristic", help="comma-separated agent names or model files (default heuristic)"
     )
     p.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rules preset (default standard)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="a rule option on top of the preset, e.g. --set call_max=7 (repeatable; see yaniv_env/RULES.md)",
+    )
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: random, printed)")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 = player_0 (default)")
     p.add_argument("--record", metavar="FILE", help="save the finished game as a replay")
@@ -347,9 +354,13 @@ def main(
     args = p.parse_args(argv)
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
     try:
+        rules = get_rules(args.rules).with_options(args.set)
+    except ValueError as e:
+        p.error(str(e))
+    try:
         return play(
             opponents,
-            rules=args.rules,
+            rules=rules,
             seed=args.seed,
             seat=args.seat,
             record=args.record,
