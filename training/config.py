@@ -31,6 +31,9 @@ GAME_DEFAULTS: dict[str, dict[str, object]] = {
     },
 }
 
+#: ``--vec-env`` choices (:mod:`training.envs`).
+VEC_ENVS = ("auto", "batched", "dummy", "subproc")
+
 # Options that may differ when resuming; everything else must stay as trained.
 RESUME_OVERRIDES = {
     "minutes",
@@ -227,7 +230,7 @@ def validate(args, given: set[str]):
         "episode": (game.part, "game"),
         "final_eval_episode": (game.part, "game"),
         "eval_episode": (None, game.part, "game"),
-        "vec_env": ("dummy", "subproc"),
+        "vec_env": VEC_ENVS,
         "activation": ("relu", "tanh"),
         "reward": game.reward_schemes,
     }
@@ -254,6 +257,9 @@ def validate(args, given: set[str]):
     if args.minutes is not None and args.minutes <= 0:
         raise ValueError("--minutes must be positive")
     net_arch(args.net_arch)
+    from training.envs import vec_env_kind
+
+    vec_env_kind(args, rules)  # --vec-env batched where it cannot run: refused here
     default_mix = GAME_DEFAULTS.get(game.name, {}).get("opponents", type(args).opponents)
     strict = "opponents" in given or args.opponents != default_mix
     mix = filter_available(parse_mix(args.opponents), rules, "opponents", strict)

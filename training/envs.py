@@ -1,6 +1,19 @@
-"""Environment factories of ``yaniv train``: the training environments (the game's Gym
-wrapper with the opponent sampler, Monitor, hand shaping and advice) and the vectorised
+"""Environment factories of ``yaniv train``: the training environments and the vectorised
 evaluation environments of the league gate.
+
+The training environments come in two kinds (``--vec-env``), with the same games, rewards
+and wrappers in the same order (opponents drawn per episode from the mix, monitor, hand
+shaping, advice):
+
+* ``batched``: :class:`yaniv_env.vector.envs.YanivVecEnv`, B games stepped together on the
+  batched engine with the opponents acting in batch, under the SB3 wrappers
+  :class:`VecHandShaping` and :class:`VecAdvice` (Yaniv only, no self-play league);
+* ``dummy`` / ``subproc``: one :class:`yaniv_env.gym_env.YanivGymEnv` per environment
+  under :class:`training.league.OpponentSampler`, ``Monitor``, :class:`HandShaping` and
+  :class:`agents.advice.AdviceWrapper`, in SB3's ``DummyVecEnv`` or ``SubprocVecEnv``.
+
+``auto`` (the default) is ``batched`` where it can run (:func:`batched_unavailable`),
+else ``dummy``.
 """
 
 from __future__ import annotations
@@ -18,6 +31,145 @@ if TYPE_CHECKING:
 
 def _learner_seat(spec: str) -> str | int:
     return spec if spec == "random" else int(spec)
+
+
+def batched_unavailable(args: Args, rules) -> str | None:
+    """Why ``--vec-env batched`` cannot train this run (``None``: it can)."""
+    if args.game != "yaniv":
+        return f"the batched engine plays Yaniv, not {args.game}"
+    if args.league:
+        return "--league seats snapshots through the single-environment wrappers"
+    from yaniv_env.vector.tables import tables
+
+    try:
+        tables(rules)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def vec_env_kind(args: Args, rules) -> str:
+    """The kind of training environment ``args.vec_env`` stands for (``auto`` resolved);
+    ``ValueError`` when ``batched`` is asked for and cannot run."""
+    if args.vec_env in ("auto", "batched"):
+        why = batched_unavailable(args, rules)
+        if why is None:
+            return "batched"
+        if args.vec_env == "batched":
+            raise ValueError(f"--vec-env batched: {why}")
+        return "dummy"
+    return args.vec_env
+
+
+def make_train_venv(args: Args, seed: int, mix, n_envs: int, monitor_prefix: str | None, kind: str):
+    """The training VecEnv of ``kind`` (:func:`vec_env_kind`): ``n_envs`` environments
+    seeded from ``seed``, with a monitor file per environment (one for the batch) named
+    from ``monitor_prefix`` (``None``: no monitor)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    if kind != "batched":
+        subprocess = kind == "subproc" and n_envs > 1
+        paths = [None if monitor_prefix is None else f"{monitor_prefix}_{i:02d}" for i in range(n_envs)]
+        fns = [make_env(args, i, seed, paths[i], mix, subprocess) for i in range(n_envs)]
+        return SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
+    from yaniv_env.vector.envs import YanivVecEnv
+
+    venv = YanivVecEnv(
+        game_rules(args),
+        n_envs,
+        num_players=args.num_players,
+        opponent_mix=mix,
+        learner_seat=_learner_seat(args.learner_seat),
+        episode=args.episode,
+        reward=args.reward,
+        turn_limit=args.turn_limit,
+    )
+    venv.seed(seed)
+    if monitor_prefix is not None:
+        venv = VecMonitor(venv, f"{monitor_prefix}_batched", info_keywords=("opponent",))
+    if args.shaping:
+        venv = VecHandShaping(venv, coef=args.shaping, gamma=args.gamma)
+    if args.advice:
+        venv = VecAdvice(venv, args.advice, seed=seed + 3)
+    return venv
+
+
+def _vec_env_wrapper():
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    return VecEnvWrapper
+
+
+class VecHandShaping(_vec_env_wrapper()):
+    """:class:`training.league.HandShaping` for a whole VecEnv: each step adds
+    ``γ·Φ(s') - Φ(s)`` with ``Φ = -coef · hand total / 100`` (``Φ = 0`` at an episode's end;
+    the next episode starts from the potential of its first observation)."""
+
+    def __init__(self, venv, coef: float = 1.0, gamma: float = 0.995):
+        super().__init__(venv)
+        from yaniv_env.games import game_of
+
+        rules = venv.get_attr("rules")[0]
+        game = game_of(rules)
+        self._hand = game.observation_layout(rules).pieces["hand"].slice
+        self._values = np.asarray(game.card_values(rules), dtype=np.float64)
+        self.coef = float(coef)
+        self.gamma = float(gamma)
+        self._phi = np.zeros(self.num_envs)
+
+    def potential(self, obs: np.ndarray) -> np.ndarray:
+        return -self.coef * (obs[:, self._hand] @ self._values) / 100.0
+
+    def reset(self):
+        obs = self.venv.reset()
+        self._phi = self.potential(obs)
+        return obs
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        phi = self.potential(obs)  # after an end: the next episode's first observation
+        shaped = rewards + self.gamma * np.where(dones, 0.0, phi) - self._phi
+        self._phi = phi
+        return obs, shaped.astype(np.float32), dones, infos
+
+
+class VecAdvice(_vec_env_wrapper()):
+    """:class:`agents.advice.AdviceWrapper` for a whole VecEnv: the advisor's move for each
+    learner, from its batched version, appended to every observation (0 on a terminal
+    observation, where nothing is legal)."""
+
+    def __init__(self, venv, advisor: str, seed: int | None = None):
+        from gymnasium import spaces
+
+        from agents.advice import make_advisor
+        from agents.batched import batched
+
+        box = venv.observation_space
+        n = venv.action_space.n
+        observation_space = spaces.Box(
+            low=np.append(box.low, 0.0).astype(np.float32),
+            high=np.append(box.high, float(n - 1)).astype(np.float32),
+            dtype=np.float32,
+        )
+        super().__init__(venv, observation_space=observation_space)
+        rules = venv.get_attr("rules")[0]
+        self.advisor = batched(make_advisor(advisor, rules, seed))
+
+    def _advise(self, obs: np.ndarray) -> np.ndarray:
+        masks = np.asarray(self.venv.env_method("action_masks"), dtype=bool)
+        moves = np.maximum(self.advisor.act_batch(obs, masks), 0)  # -1: nothing legal, as advised()
+        return np.concatenate([obs, moves[:, None].astype(np.float32)], axis=1)
+
+    def reset(self):
+        return self._advise(self.venv.reset())
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for info in infos:
+            final = info.get("terminal_observation")
+            if final is not None:
+                info["terminal_observation"] = np.append(final, np.float32(0)).astype(np.float32)
+        return self._advise(obs), rewards, dones, infos
 
 
 def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, subprocess: bool = False):

@@ -123,7 +123,7 @@ from agents.advice import AdvisedPolicy
 from agents.trained import ActionFeaturePolicy, load_model, rules_to_dict
 from training import callbacks, config
 from training.config import GAME_DEFAULTS, ConfigError, apply_game_defaults
-from training.envs import make_env
+from training.envs import make_train_venv, vec_env_kind
 from training.imitation import imitation_pretrain
 from training.plots import plot_learning_curve
 from training.run_state import Run
@@ -159,9 +159,10 @@ class Args:
     """Parallel environments (0: one per CPU core). The policy's forward pass costs about
     the same for 1 or 16 observations, so many in-process environments amortise it: on 2
     cores 16 give ~3x the steps/s of 2."""
-    vec_env: str = "dummy"
-    """``dummy`` (all environments in this process) or ``subproc`` (one process each).
-    The environment steps in ~60 µs, so on few cores the single process is faster."""
+    vec_env: str = "auto"
+    """``batched``: the games stepped together on the batched engine, opponents acting in
+    batch (Yaniv without --league); ``dummy``: one Gymnasium environment each, in this
+    process; ``subproc``: one process each; ``auto``: batched where it can run, else dummy."""
     torch_threads: int = 1
     """torch.set_num_threads for training (0: the number of CPU cores). More than one
     thread is much slower when the cores are shared with other work."""
@@ -347,7 +348,6 @@ def train(args: Args, given: set[str] | None = None) -> int:
     import torch
     import torch.nn as nn
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from training.league import format_mix
 
@@ -376,10 +376,8 @@ def train(args: Args, given: set[str] | None = None) -> int:
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
 
-    subprocess = args.vec_env == "subproc" and n_envs > 1
-    monitor = run_dir / "monitor"
-    fns = [make_env(args, i, seed, str(monitor / f"{run.segment:02d}_{i:02d}"), mix, subprocess) for i in range(n_envs)]
-    venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
+    kind = vec_env_kind(args, rules)
+    venv = make_train_venv(args, seed, mix, n_envs, str(run_dir / "monitor" / f"{run.segment:02d}"), kind)
     if run.league.pool:
         venv.env_method("set_pool", run.league.paths(run_dir))
 
@@ -434,7 +432,7 @@ def train(args: Args, given: set[str] | None = None) -> int:
     if budget is not None:
         budget_text.append(f"{args.minutes:g} min wall clock (imitation, PPO and periodic evaluations)")
     print(
-        f"budget: {' or '.join(budget_text)}; {n_envs} envs ({'subproc' if subprocess else 'dummy'}), "
+        f"budget: {' or '.join(budget_text)}; {n_envs} envs ({kind}), "
         f"{threads} torch threads" + (f"; resuming at {done:,} timesteps" if done else "")
     )
     if args.final_eval_games > 0:

@@ -39,7 +39,10 @@ batched engine starts it at once), not the finished round.
 
 Opponents (one spec per other seat, or one for all) are agent names, agent objects or
 batched agents (``act_batch``); the random, greedy, heuristic and trained agents act in
-batch (:func:`agents.batched.batched`), any other object row by row. Episode statistics are
+batch (:func:`agents.batched.batched`), any other object row by row. Instead of fixed seats,
+``opponent_mix=[(spec, weight), ...]`` draws each other seat's opponent for every episode
+from the slot's generator (the opponents of the episode that ended are named in the SB3
+``infos[i]["opponent"]``, ``"+"``-joined in seat order, as ``yaniv train`` logs them). Episode statistics are
 SB3 ``Monitor``'s: at each episode end ``infos[i]["episode"] = {"r": return, "l": learner
 steps, "t": seconds since the environment was made}`` (the Gymnasium env: ``infos["episode"]``
 with one entry per game and ``infos["_episode"]``).
@@ -68,8 +71,25 @@ __all__ = ["LearnerGames", "YanivVectorEnv", "YanivVecEnv", "BatchedSelfPlay"]
 MAX_REDEALS = 100
 
 
-def _opponent_policies(opponents, n: int, rules) -> list:
-    """One batched policy per opponent index (the ``j``-th other seat in seat order)."""
+def _label(spec) -> str:
+    return spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
+
+
+def _opponent_table(opponents, opponent_mix, n: int, rules) -> tuple[list, list[str], np.ndarray | None, np.ndarray]:
+    """The distinct batched opponents, their labels, the draw weights (``None``: fixed seats)
+    and, for fixed seats, the opponent index of each other seat (``[n - 1]``)."""
+    if opponent_mix is not None:
+        if opponents is not None:
+            raise ValueError("give opponents (one per other seat) or opponent_mix (drawn per episode), not both")
+        mix = list(opponent_mix)
+        weights = np.array([w for _, w in mix], dtype=float) if mix else np.zeros(0)
+        if not mix or (weights < 0).any() or weights.sum() <= 0:
+            raise ValueError(
+                f"opponent_mix must be (opponent, weight) pairs, weights >= 0 with a positive sum: {mix!r}"
+            )
+        specs = [spec for spec, _ in mix]
+        policies = [batched_policy(spec, rules=rules) for spec in specs]
+        return policies, [_label(spec) for spec in specs], weights / weights.sum(), np.zeros(n - 1, np.int64)
     if opponents is None:
         opponents = ["random"]
     if isinstance(opponents, str) or hasattr(opponents, "act") or hasattr(opponents, "act_batch"):
@@ -79,14 +99,15 @@ def _opponent_policies(opponents, n: int, rules) -> list:
         opponents = opponents * (n - 1)
     if len(opponents) != n - 1:
         raise ValueError(f"opponents: {len(opponents)} given for {n - 1} other seats")
-    made: dict[int, Any] = {}
-    out = []
-    for spec in opponents:  # one object for repeated specs, so that a seat's batch is one call
-        key = id(spec)
-        if key not in made:
-            made[key] = batched_policy(spec, rules=rules)
-        out.append(made[key])
-    return out
+    distinct: dict[int, int] = {}  # one object for repeated specs, so that a seat's batch is one call
+    specs, seat_index = [], []
+    for spec in opponents:
+        if id(spec) not in distinct:
+            distinct[id(spec)] = len(specs)
+            specs.append(spec)
+        seat_index.append(distinct[id(spec)])
+    policies = [batched_policy(spec, rules=rules) for spec in specs]
+    return policies, [_label(spec) for spec in specs], None, np.array(seat_index, np.int64)
 
 
 def _checked_rules(rules, num_players: int, episode: str, reward: str, turn_limit: int | None):
@@ -118,6 +139,7 @@ class LearnerGames:
         episode: str = "game",
         reward: str = "score_outcome",
         turn_limit: int | None = None,
+        opponent_mix: Sequence[tuple[Any, float]] | None = None,
     ):
         self.rules = rules = _checked_rules(rules, num_players, episode, reward, turn_limit)
         n = self.num_players = rules.num_players
@@ -130,7 +152,8 @@ class LearnerGames:
         self.num_envs = B = num_envs
         self.obs_size = self.engine.layout.size
         self.num_actions = self.engine.num_actions
-        self.opponents = _opponent_policies(opponents, n, rules)
+        self.policies, self.labels, self._weights, self._fixed = _opponent_table(opponents, opponent_mix, n, rules)
+        self.choice = np.tile(self._fixed, (B, 1))  # [B, n - 1]: index into policies, per other seat
         self.seats = np.zeros(B, np.int64)
         self.opponent_keys = np.zeros((B, n - 1), np.uint64)
         self._slot_rngs: list[np.random.Generator] = []
@@ -162,6 +185,8 @@ class LearnerGames:
         for b in np.flatnonzero(slots):
             rng = self._slot_rngs[b]
             self.seats[b] = int(rng.integers(n)) if self.learner_seat == "random" else self.learner_seat
+            if self._weights is not None:
+                self.choice[b] = rng.choice(len(self.policies), size=n - 1, p=self._weights)
         todo = slots.copy()
         for _ in range(MAX_REDEALS):
             rows = np.flatnonzero(todo)
@@ -203,16 +228,21 @@ class LearnerGames:
             current = self.engine.current
             index = current - (current > self.seats)  # opponent j plays the j-th other seat
             actions = np.full(B, -1, np.int64)
-            for j, policy in enumerate(self.opponents):
-                sel = np.flatnonzero(waiting & (index == j))
-                if sel.size:
-                    actions[sel] = policy.act_batch(obs[sel], masks[sel], self.opponent_keys[sel, j])
+            for j in range(self.num_players - 1):
+                at_j = waiting & (index == j)
+                for k in np.unique(self.choice[at_j, j]):
+                    sel = np.flatnonzero(at_j & (self.choice[:, j] == k))
+                    actions[sel] = self.policies[k].act_batch(obs[sel], masks[sel], self.opponent_keys[sel, j])
             r, o, t = self._engine_step(actions, waiting)
             more += r
             over |= o
             trunc |= t
             waiting &= ~o & (self.engine.current != self.seats)
         return more, over, trunc
+
+    def opponent_label(self, slot: int) -> str:
+        """The opponents of the episode under way in ``slot`` (``"+"``-joined, seat order)."""
+        return "+".join(self.labels[k] for k in self.choice[slot])
 
     def _observe(self) -> np.ndarray:
         self._masks = self.engine.legal_masks()
@@ -245,6 +275,7 @@ class LearnerGames:
             final = self.engine.observations(self.seats)
             self.ended_returns = self._returns[over].copy()
             self.ended_lengths = self._lengths[over].copy()
+            self.ended_opponents = [self.opponent_label(b) for b in np.flatnonzero(over)]
             self._returns[over] = 0.0
             self._lengths[over] = 0
             self._start(over)
@@ -339,6 +370,7 @@ class YanivVecEnv(_sb3_vecenv_base()):
                     "episode": {"r": float(g.ended_returns[i]), "l": int(g.ended_lengths[i]), "t": t},
                     "terminal_observation": final[b],
                     "TimeLimit.truncated": bool(truncated[b] and not terminated[b]),
+                    "opponent": g.ended_opponents[i],
                 }
         return obs, rewards.astype(np.float32), ended, infos
 
