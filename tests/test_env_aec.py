@@ -836,6 +836,10 @@ def test_bench_sections(capsys):
     assert bench.main(["--seconds", "0.05", "--no-engine", "--no-pis"]) == 0
     out = capsys.readouterr().out
     assert "turns/s" not in out and "Pis Yedili" not in out and "steps/CPU s" in out and "AEC env()" in out
+    # each environment row next to the idle environment in the same wrappers, measured in the same run
+    assert "× idle" in out and "does nothing" in out
+    idle = result["env"]["idle"]
+    assert all(idle[k]["steps_per_cpu_s"] > result["env"][k]["steps_per_cpu_s"] * 0.5 for k in ("aec_raw", "gym"))
     with pytest.raises(SystemExit):
         bench.main(["--no-engine", "--no-env"])
     assert "nothing to measure" in capsys.readouterr().err

@@ -675,7 +675,7 @@ def test_bench_smoke(capsys):
     assert all(isinstance(v, float) and v > 0 for v in numbers)
     assert bench.main(["--seconds", "0.02", "--presets", "standard", "--no-env", "--players", "3"]) == 0
     out = capsys.readouterr().out
-    assert "Pis Yedili (standard)" in out and "engine decisions" in out and "AEC raw_env steps" not in out
+    assert "Pis Yedili (standard)" in out and "decisions/s" in out and "Pis envs" not in out
     # a count Yaniv seats but Pis Yedili cannot: Pis Yedili is skipped with the reason
     assert bench.main(["--seconds", "0.02", "--presets", "standard", "--no-env", "--players", "8", "--json"]) == 0
     pis = json.loads(capsys.readouterr().out)["pis_yedili"]

@@ -202,6 +202,114 @@ def bench_gym(make_env, seconds: float, seed: int = 0) -> dict[str, float]:
     return _steps_result(steps, episodes, "episodes", elapsed, cpu)
 
 
+class IdleAEC:
+    """A two-player AEC environment that does nothing (every move legal, a game lasts
+    ``game_steps`` steps), with the observation and mask sizes of the environment it stands
+    for: the Python floor of the AEC loop, measured in the same wrappers and the same run so
+    that the environment rows can be read as ratios that travel between machines."""
+
+    metadata = {"name": "idle_v0", "is_parallelizable": False, "render_modes": []}
+
+    def __new__(cls, *args, **kwargs):  # subclass AECEnv lazily: pettingzoo is imported only here
+        from pettingzoo import AECEnv
+
+        if not issubclass(cls, AECEnv):
+            cls = type(cls.__name__, (cls, AECEnv), {})
+        return object.__new__(cls)
+
+    def __init__(self, obs_size: int, num_actions: int, game_steps: int = 120):
+        from gymnasium import spaces
+
+        self.possible_agents = ["player_0", "player_1"]
+        self._obs = {"observation": np.zeros(obs_size, np.float32), "action_mask": np.ones(num_actions, np.int8)}
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (obs_size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(num_actions)
+        self.game_steps = game_steps
+
+    def observation_space(self, agent):
+        return self._observation_space
+
+    def action_space(self, agent):
+        return self._action_space
+
+    def reset(self, seed=None, options=None):
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._t = 0
+
+    def observe(self, agent):
+        return self._obs
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._t += 1
+        if self._t >= self.game_steps:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.agents[self._t % 2]
+
+    def no_game_error(self):  # the messages CheckedOrderEnforcingWrapper asks for
+        return RuntimeError("the idle game is over")
+
+    def action_error(self, agent, action):
+        return ValueError(f"{agent}: action {action!r} is out of the action space")
+
+
+class IdleGym:
+    """The Gymnasium counterpart of :class:`IdleAEC`: constant observation and mask, an
+    episode of ``game_steps`` learner steps."""
+
+    def __new__(cls, *args, **kwargs):
+        import gymnasium
+
+        if not issubclass(cls, gymnasium.Env):
+            cls = type(cls.__name__, (cls, gymnasium.Env), {})
+        return object.__new__(cls)
+
+    def __init__(self, obs_size: int, num_actions: int, game_steps: int = 60):
+        from gymnasium import spaces
+
+        self.observation_space = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
+        self.action_space = spaces.Discrete(num_actions)
+        self._obs = np.zeros(obs_size, np.float32)
+        self._info = {"action_mask": np.ones(num_actions, np.int8)}
+        self.game_steps = game_steps
+
+    def reset(self, *, seed=None, options=None):
+        self._t = 0
+        return self._obs, self._info
+
+    def step(self, action):
+        self._t += 1
+        return self._obs, 0.0, self._t >= self.game_steps, False, self._info
+
+
+def bench_idle(raw, seconds: float, seed: int = 0) -> dict:
+    """The three environment loops on the idle environments sized like ``raw`` (an AEC
+    environment), the AEC one also in :func:`yaniv_env.core.aec.wrap`'s wrappers."""
+    from .core.aec import wrap
+
+    agent = raw.possible_agents[0]
+    sizes = (raw.observation_space(agent)["observation"].shape[0], raw.action_space(agent).n)
+    return {
+        "aec_raw": bench_aec(lambda: IdleAEC(*sizes), seconds, seed),
+        "aec_wrapped": bench_aec(lambda: wrap(IdleAEC(*sizes)), seconds, seed),
+        "gym": bench_gym(lambda: IdleGym(*sizes), seconds, seed),
+    }
+
+
 def run(
     presets: list[str],
     players: int,
@@ -262,11 +370,13 @@ def run(
 
 def bench_envs(raw_env, wrapped_env, gym_env, kwargs: dict, seconds: float, seed: int) -> dict:
     """The AEC loop on ``raw_env(**kwargs)`` and ``wrapped_env(**kwargs)`` and the Gymnasium
-    wrapper ``gym_env(**kwargs)`` (its default random opponents)."""
+    wrapper ``gym_env(**kwargs)`` (its default random opponents), and the same loops on the
+    idle environments (``idle``, :func:`bench_idle`) for the ratios."""
     return {
         "aec_raw": bench_aec(lambda: raw_env(**kwargs), seconds, seed),
         "aec_wrapped": bench_aec(lambda: wrapped_env(**kwargs), seconds, seed),
         "gym": bench_gym(lambda: gym_env(**kwargs), seconds, seed),
+        "idle": bench_idle(raw_env(**kwargs), seconds, seed),
     }
 
 
@@ -300,9 +410,19 @@ def _env_rows(env: dict, what: str = "") -> list[str]:
         ("AEC env() (wrapped)", "aec_wrapped", "games_per_s"),
         ("Gymnasium (learner)", "gym", "episodes_per_s"),
     ):
-        r = env[key]
-        rows.append(f"{label + what:<28}{r['steps_per_s']:>12,.0f}{r[per_game]:>12,.2f}{r['steps_per_cpu_s']:>16,.0f}")
+        r, idle = env[key], env["idle"][key]
+        rows.append(
+            f"{label + what:<28}{r['steps_per_s']:>12,.0f}{r[per_game]:>12,.2f}{r['steps_per_cpu_s']:>16,.0f}"
+            f"{idle['steps_per_cpu_s']:>14,.0f}{r['steps_per_cpu_s'] / idle['steps_per_cpu_s']:>9.2f}"
+        )
     return rows
+
+
+IDLE_NOTE = (
+    "idle: the same loop on an environment that does nothing, in the same wrappers, in this run;\n"
+    "× idle: steps per CPU second over the idle ones, the figure to compare between machines"
+)
+ENV_HEADER = f"{'steps/s':>12}{'games/s':>12}{'steps/CPU s':>16}{'idle/CPU s':>14}{'× idle':>9}"
 
 
 def format_table(result: dict) -> str:
@@ -342,7 +462,7 @@ def format_table(result: dict) -> str:
         )
     if "env" in result:
         env = result["env"]
-        lines += ["", f"{'environments (' + env['preset'] + ')':<28}{'steps/s':>12}{'games/s':>12}{'steps/CPU s':>16}"]
+        lines += ["", f"{'environments (' + env['preset'] + ')':<28}{ENV_HEADER}"]
         lines += _env_rows(env)
     pis = result.get("pis_yedili")
     if pis is not None:
@@ -352,14 +472,16 @@ def format_table(result: dict) -> str:
             lines.append(f"{title}: skipped: {pis['skipped']}")
         else:
             e = pis.get("engine")
-            lines.append(f"{title:<28}{'per s':>12}{'games/s':>12}{'steps/CPU s':>16}{'deals/s':>12}")
             if e:
+                lines.append(f"{title:<28}{'decisions/s':>12}{'games/s':>12}{'deals/s':>16}")
                 lines.append(
-                    f"{'engine decisions':<28}{e['decisions_per_s']:>12,.0f}{e['games_per_s']:>12,.2f}"
-                    f"{'':>16}{e['deals_per_s']:>12,.1f}"
+                    f"{'engine':<28}{e['decisions_per_s']:>12,.0f}{e['games_per_s']:>12,.2f}{e['deals_per_s']:>16,.1f}"
                 )
             if "env" in pis:
-                lines += _env_rows(pis["env"], " steps")
+                lines.append(f"{'Pis envs (' + pis['preset'] + ')':<28}{ENV_HEADER}")
+                lines += _env_rows(pis["env"])
+    if "env" in result or "env" in (pis or {}):
+        lines += ["", IDLE_NOTE]
     return "\n".join(lines)
 
 
