@@ -963,15 +963,21 @@ def outcome(s: State, result: RoundResult | None = None) -> Outcome:
     the points taken in it among the seats that played it, and who left the game with it
     (eliminated, or over the limit when it ended a ``first_to_limit`` game)."""
     rr = s.round_result if result is None else result
+    return round_outcome(s.rules, rr, ended_game=s.phase == GAME_OVER and rr is s.round_result)
+
+
+def round_outcome(rules: Rules, rr: RoundResult, ended_game: bool) -> Outcome:
+    """:func:`outcome` from the round's result alone: ``ended_game`` says whether the round
+    ended the game (in a ``first_to_limit`` game, who is over the limit leaves only then).
+    For callers that keep round results but no state, such as the batched evaluation."""
     played = tuple(p for p, t in enumerate(rr.hand_totals) if t is not None)
     by_points = places([rr.points[p] for p in played])
-    seat_places = [None] * s.num_players
+    seat_places = [None] * len(rr.hand_totals)
     for p, place in zip(played, by_points, strict=True):
         seat_places[p] = place
-    rules = s.rules
     if rules.game_end == "last_standing":
         gone = list(rr.eliminated)
-    elif s.phase == GAME_OVER and rr is s.round_result:
+    elif ended_game:
         limit = rules.score_limit
         gone = [p for p in played if rr.scores[p] > limit or (rules.limit_inclusive and rr.scores[p] >= limit)]
     else:
