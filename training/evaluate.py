@@ -84,8 +84,12 @@ from yaniv_env.games import GAMES, game_of, get_game
 from yaniv_env.replay import save as save_replay
 from yaniv_env.rules import PRESETS, Rules
 
+#: The engines that can play an evaluation (``engine=``, ``yaniv eval --engine``).
+ENGINES = ("auto", "batched", "scalar")
+
 __all__ = [
     "CONFIDENCE",
+    "ENGINES",
     "METRICS",
     "EntrantSpec",
     "EntrantStats",
@@ -107,14 +111,37 @@ __all__ = [
 ]
 
 
+def _engine_name(engine: str, specs: list, labels: list[str], rules, episode: str, record_until: int) -> str:
+    """The engine that plays the games: ``"batched"`` where it can (same games, faster),
+    else ``"scalar"``; ``engine="batched"`` refuses what it cannot play, saying why."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "scalar":
+        return engine
+    if record_until:
+        problem = "replays are recorded by the scalar engine"
+    else:
+        from training.batched_runner import batched_problem  # loads Numba: only when it may be used
+
+        problem = batched_problem(specs, labels, rules, episode)
+    if problem is None:
+        return "batched"
+    if engine == "batched":
+        raise ValueError(f"the batched engine cannot play this evaluation: {problem} (use --engine scalar)")
+    return "scalar"
+
+
 def _finish(
     kind, labels, specs, rules, n, episode, seed, duplicate, seeds, jobs, workers, progress, save_replays, replays,
-    desc=None, executor=None,
+    desc=None, executor=None, engine="auto",
 ):  # fmt: skip
     start = time.perf_counter()
     record_until = replays if save_replays else 0
     desc = desc or f"{game_of(rules).name} {kind}"
-    records = run_jobs(specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc, executor)
+    engine_name = _engine_name(engine, specs, labels, rules, episode, record_until)
+    records = run_jobs(
+        specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc, executor, engine_name
+    )  # fmt: skip
     paths = []
     if save_replays:
         folder = Path(save_replays)
@@ -189,6 +216,7 @@ def evaluate(
     game: str | None = None,
     desc: str | None = None,
     executor=None,
+    engine: str = "auto",
 ) -> EvalResult:
     """Play ``games`` games between ``entrants`` and measure them (see the module
     docstring). ``games`` must be a multiple of :func:`training.runner.game_multiple` (whole
@@ -199,7 +227,10 @@ def evaluate(
     ``"yaniv"`` or ``"pis_yedili"`` (default: the game of a rules object, else Yaniv).
     ``executor``: a ``concurrent.futures.Executor`` that plays the shards instead of the
     process pool (``yaniv eval --ray``: :class:`training.rllib.shards.RayExecutor`); the
-    results are the same."""
+    results are the same. ``engine``: ``"auto"`` plays on the batched engine
+    (:mod:`training.batched_runner`) when every entrant has an exact batched version and the
+    engine plays the rules, else through the AEC environment (``"scalar"``); ``"batched"``
+    refuses otherwise. The games and results are the same either way."""
     rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
     labels, specs = parse_entrants(entrants)
     _check_schedule("evaluation", specs, num_players, games, duplicate)
@@ -207,7 +238,7 @@ def evaluate(
     seeds, jobs = schedule(len(specs), num_players, games, seed, duplicate)
     return _finish(
         "evaluation", labels, specs, rules, num_players, episode, seed, duplicate, seeds, jobs, workers, progress,
-        save_replays, replays, desc, executor,
+        save_replays, replays, desc, executor, engine,
     )  # fmt: skip
 
 
@@ -227,11 +258,12 @@ def league(
     replays: int = 3,
     game: str | None = None,
     executor=None,
+    engine: str = "auto",
 ) -> EvalResult:
     """A league: ``games`` games in all (a multiple of :func:`training.runner.game_multiple`)
     between every pairing of entrants (2 seats) or random tables (more seats), with
     OpenSkill ratings and, with ``rating="002"`` (Yaniv only), the 002 player rating as well
-    (the table is then sorted by it). ``executor``: as in :func:`evaluate`."""
+    (the table is then sorted by it). ``executor`` and ``engine``: as in :func:`evaluate`."""
     if rating not in ("openskill", "002"):
         raise ValueError(f"rating must be 'openskill' or '002', got {rating!r}")
     rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
@@ -243,7 +275,7 @@ def league(
     seeds, jobs = schedule(len(specs), num_players, games, seed, duplicate)
     result = _finish(
         "league", labels, specs, rules, num_players, episode, seed, duplicate, seeds, jobs, workers, progress,
-        save_replays, replays, None, executor,
+        save_replays, replays, None, executor, engine,
     )  # fmt: skip
     result.rating = rating
     result.ratings = ratings_openskill(result.records, labels)
@@ -277,6 +309,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the deal list (default 0)")
     p.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of rotating the seats")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument(
+        "--engine",
+        default="auto",
+        choices=ENGINES,
+        help="auto (default): the batched engine when every agent has a batched version (random, greedy, "
+        "heuristic, trained models) and it plays the rules, else the AEC environment (scalar); the same games "
+        "and results either way",
+    )
     p.add_argument(
         "--ray",
         nargs="?",
@@ -318,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         save_replays=args.save_replays,
         replays=args.replays,
         game=args.game,
+        engine=args.engine,
     )
     try:
         if args.ray is not None:

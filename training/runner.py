@@ -201,9 +201,18 @@ class _Runner:
             reset(seed)
         return policy
 
-    def play_job(self, job: tuple, record_until: int) -> list[GameRecord]:
-        deal, seed, base, rotations, first_game = job
-        return [self.play(deal, seed, base, r, record=first_game + i < record_until) for i, r in enumerate(rotations)]
+    def play_jobs(
+        self, jobs: list[tuple], record_until: int = 0, on_games: Callable[[int], None] | None = None
+    ) -> list[GameRecord]:
+        """The games of ``jobs`` in order, recording the first ``record_until`` games of the
+        evaluation; ``on_games(k)`` is called as games finish."""
+        records = []
+        for deal, seed, base, rotations, first_game in jobs:
+            for i, r in enumerate(rotations):
+                records.append(self.play(deal, seed, base, r, record=first_game + i < record_until))
+            if on_games is not None:
+                on_games(len(rotations))
+        return records
 
     def play(self, deal: int, seed: int, base: tuple[int, ...], rotation: int, record: bool = False) -> GameRecord:
         n = self.n
@@ -211,7 +220,6 @@ class _Runner:
         policies = [self._policy(seats[s], s, agent_seed(seed, s)) for s in range(n)]
         env = self.env
         env.reset(seed=seed)
-        stats = [[0.0] * len(SEAT_COUNTERS) for _ in range(n)]
         results: list = []  # the RoundResults (Yaniv) or DealResults (Pis Yedili) in order
         steps: list | None = [] if record else None
         last = None
@@ -237,58 +245,77 @@ class _Runner:
                     last = rr
                     results.append(rr)
         g = env.game
-        for rr in results:
-            share = 1.0 / len(rr.winners) if rr.winners else 0.0
-            for p in range(n):
-                if rr.hand_totals[p] is None:
-                    continue
-                st = stats[p]
-                st[2] += 1
-                if p in rr.winners:
-                    st[3] += share
-                st[4] += rr.points[p]
-                if getattr(rr, "caller", None) == p:  # Pis Yedili has no calls
-                    st[5] += 1
-                    st[7 if rr.caller_beaten else 6] += 1
         yaniv = self.game.name == "yaniv"
         if self.episode == self.game.part and results:
             places = self.game.engine.outcome(g, results[-1]).places
         else:
             places = self.game.engine.ranking(g)
-        first = [p for p in range(n) if places[p] == 0]
-        for p in range(n):
-            stats[p][0] = 1
-            stats[p][1] = 1.0 / len(first) if p in first else 0.0
-        outs = _outs(g, results) if yaniv else []
         rep = None
         if steps is not None and yaniv:
             labels = [self.labels[e] for e in seats]
             rep = make_record(self.rules, n, seed, steps, g, episode=self.episode, labels=labels)
-        return GameRecord(
-            deal=deal,
-            deal_seed=seed,
-            rotation=rotation,
-            seats=seats,
-            places=list(places),
-            scores=list(g.scores),
-            rounds=len(results),
+        return game_record(
+            deal, seed, rotation, seats, results, places, g.scores,
             turns=g.turns if yaniv else sum(rr.turns for rr in results),
             truncated=bool(
                 getattr(g, "game_truncated", False)
                 or (results and results[-1].truncated and self.episode == self.game.part)
             ),
-            seat_stats=stats,
-            outs=outs,
+            outs=_outs(self.rules, results, g.phase == engine.GAME_OVER) if yaniv else [],
             replay=rep,
-        )
+        )  # fmt: skip
 
 
-def _outs(g: engine.State, results: list[engine.RoundResult]) -> list:
-    """Who went out, when, and who was still in (for the 002 rating)."""
-    outs = []
+def game_record(
+    deal: int, deal_seed: int, rotation: int, seats: tuple[int, ...], results: list, places, scores, turns: int,
+    truncated: bool, outs: list, replay: dict | None = None,
+) -> GameRecord:  # fmt: skip
+    """The :class:`GameRecord` of a finished game from its round (deal) results in order and
+    its final places: the per-seat counters of :data:`SEAT_COUNTERS` are summed here, for
+    the scalar and the batched runner alike."""
+    n = len(seats)
+    stats = [[0.0] * len(SEAT_COUNTERS) for _ in range(n)]
     for rr in results:
+        share = 1.0 / len(rr.winners) if rr.winners else 0.0
+        for p in range(n):
+            if rr.hand_totals[p] is None:
+                continue
+            st = stats[p]
+            st[2] += 1
+            if p in rr.winners:
+                st[3] += share
+            st[4] += rr.points[p]
+            if getattr(rr, "caller", None) == p:  # Pis Yedili has no calls
+                st[5] += 1
+                st[7 if rr.caller_beaten else 6] += 1
+    first = [p for p in range(n) if places[p] == 0]
+    for p in range(n):
+        stats[p][0] = 1
+        stats[p][1] = 1.0 / len(first) if p in first else 0.0
+    return GameRecord(
+        deal=deal,
+        deal_seed=deal_seed,
+        rotation=rotation,
+        seats=tuple(seats),
+        places=[None if x is None else int(x) for x in places],
+        scores=[int(x) for x in scores],
+        rounds=len(results),
+        turns=int(turns),
+        truncated=bool(truncated),
+        seat_stats=stats,
+        outs=outs,
+        replay=replay,
+    )
+
+
+def _outs(rules: Rules, results: list[engine.RoundResult], game_over: bool) -> list:
+    """Who went out, when, and who was still in (for the 002 rating); ``game_over``: the
+    last round ended the game."""
+    outs = []
+    for i, rr in enumerate(results):
         remaining = [p for p, t in enumerate(rr.hand_totals) if t is not None]
-        for x in engine.outcome(g, rr).out:
+        ended_game = game_over and i == len(results) - 1
+        for x in engine.round_outcome(rules, rr, ended_game).out:
             remaining.remove(x)
             outs.append((x, int(rr.scores[x]), [(q, int(rr.scores[q])) for q in remaining]))
     return outs
@@ -297,44 +324,56 @@ def _outs(g: engine.State, results: list[engine.RoundResult]) -> list:
 _WORKER: dict = {}
 
 
+def make_runner(specs, labels, rules, n, episode, engine_name: str = "scalar"):
+    """The runner of ``engine_name``: ``"scalar"`` (the AEC environment, any game and agent)
+    or ``"batched"`` (:class:`training.batched_runner.BatchedRunner`); both play the same games."""
+    if engine_name == "batched":
+        from training.batched_runner import BatchedRunner
+
+        return BatchedRunner(specs, labels, rules, n, episode)
+    return _Runner(specs, labels, rules, n, episode)
+
+
 def _run_chunk(common: tuple, jobs: list[tuple]) -> list[GameRecord]:
     """Worker entry point (module level, so it works with the spawn start method)."""
-    run_id, specs, labels, rules, n, episode, record_until = common
+    run_id, specs, labels, rules, n, episode, record_until, engine_name = common
     if _WORKER.get("run") != run_id:
         _WORKER.clear()
         _WORKER["run"] = run_id
-        _WORKER["runner"] = _Runner(specs, labels, rules, n, episode)
-    runner = _WORKER["runner"]
-    records = []
-    for job in jobs:
-        records.extend(runner.play_job(job, record_until))
-        torch = sys.modules.get("torch")  # loaded by a trained entrant: one thread per worker process,
-        if torch is not None and torch.get_num_threads() != 1:  # or the workers oversubscribe the cores
-            torch.set_num_threads(1)
+        _WORKER["runner"] = make_runner(specs, labels, rules, n, episode, engine_name)
+    _one_torch_thread()
+    records = _WORKER["runner"].play_jobs(jobs, record_until)
+    _one_torch_thread()  # the scalar runner builds its agents as it meets them
     return records
 
 
+def _one_torch_thread() -> None:
+    """Once a trained entrant has loaded torch: one thread per worker process, or the
+    workers oversubscribe the cores."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+
+
 def run_jobs(
-    specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc="yaniv eval", executor=None
-) -> list[GameRecord]:
+    specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc="yaniv eval", executor=None,
+    engine_name: str = "scalar",
+) -> list[GameRecord]:  # fmt: skip
     """The games of ``jobs``, in order: here (``workers`` 1), in a process pool, or by
-    ``executor`` (a ``concurrent.futures.Executor``, e.g. ``training.rllib.shards.RayExecutor``);
-    the shards and so the results are the same."""
+    ``executor`` (a ``concurrent.futures.Executor``, e.g. ``training.rllib.shards.RayExecutor``),
+    on the engine ``engine_name`` (:func:`make_runner`); the shards and so the results are
+    the same."""
     total = sum(len(job[3]) for job in jobs)
     bar = progress_bar(total, progress, desc, "games")
     try:
         if workers <= 1 and executor is None:
-            runner = _Runner(specs, labels, rules, n, episode)
-            records: list[GameRecord] = []
-            for job in jobs:
-                games = runner.play_job(job, record_until)
-                records.extend(games)
-                if bar is not None:
-                    bar.update(len(games))
-            return records
-        size = max(1, math.ceil(len(jobs) / (workers * 8)))
+            runner = make_runner(specs, labels, rules, n, episode, engine_name)
+            return runner.play_jobs(jobs, record_until, bar.update if bar is not None else None)
+        # a batched runner fills its batch from a chunk: fewer, larger chunks
+        per_worker = 2 if engine_name == "batched" else 8
+        size = max(1, math.ceil(len(jobs) / (workers * per_worker)))
         chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
-        common = (uuid.uuid4().hex, specs, labels, rules, n, episode, record_until)
+        common = (uuid.uuid4().hex, specs, labels, rules, n, episode, record_until, engine_name)
         results: list[list[GameRecord] | None] = [None] * len(chunks)
         ctx = multiprocessing.get_context("spawn")
         with executor or ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx) as pool:

@@ -377,6 +377,10 @@ def train(args: Args, given: set[str] | None = None) -> int:
     torch.manual_seed(seed)
 
     kind = vec_env_kind(args, rules)
+    if kind == "batched":
+        from training.batched_runner import compile_kernels  # loads Numba: only for the batched engine
+
+        compile_kernels(rules, announce=sys.stdout)
     venv = make_train_venv(args, seed, mix, n_envs, str(run_dir / "monitor" / f"{run.segment:02d}"), kind)
     if run.league.pool:
         venv.env_method("set_pool", run.league.paths(run_dir))

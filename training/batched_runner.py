@@ -1,0 +1,223 @@
+"""Evaluation games on the batched engine (:mod:`yaniv_env.vector`): the games of
+:mod:`training.runner`, many at a time in compiled code.
+
+The batched runner plays exactly the games the scalar runner plays: the game with deal seed
+``s`` in a slot of :class:`yaniv_env.vector.BatchedYaniv` is ``engine.new_game(rules,
+seed=s)``, and the batched agents (:mod:`agents.batched`) decide row by row as the scalar
+agents do, the agent at seat ``p`` of a game drawing from the key of its seed
+``agent_seed(deal seed, p)`` as :meth:`training.runner._Runner.play` seeds it. So the
+:class:`~training.runner.GameRecord` list, and every statistic built on it, is the same
+whatever the engine, the batch size or the number of workers (``tests/test_evaluate.py``
+compares them game by game).
+
+It plays Yaniv when every entrant has a batched version that decides like its scalar
+agent (``random``, ``greedy``, ``heuristic``, deterministic trained models) and the
+batched engine plays the rules; :func:`batched_problem` says why not otherwise.
+Replays are recorded by the scalar runner only.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.batched import BatchedGreedy, BatchedHeuristic, BatchedRandom, BatchedTrained, batched
+from agents.streams import agent_key
+from yaniv_env import engine
+from yaniv_env.core.policies import batched_policy
+from yaniv_env.games import game_of
+from yaniv_env.replay import agent_seed
+from yaniv_env.rules import Rules
+from yaniv_env.vector import REASONS, BatchedYaniv
+from yaniv_env.vector.tables import tables
+
+from .runner import GameRecord, _outs, build_agent, game_record
+
+#: Games stepped together in one process.
+BATCH_SIZE = 256
+
+#: The agents whose batched versions are compiled kernels.
+COMPILED_AGENTS = ("random", "greedy", "heuristic")
+
+_compiled: set[Rules] = set()
+
+
+def compile_kernels(rules: Rules, announce=None) -> None:
+    """Compile (or read from Numba's cache) the batched engine's and the compiled agents'
+    kernels on one game of ``rules``, once per process, before a progress bar starts: a
+    first run on a machine compiles for about a minute, which a bar would show as a stall.
+    ``announce``: a stream to say so on (``None``: silent)."""
+    if rules in _compiled:
+        return
+    if announce is not None:
+        print("compiling the batched engine and agents (first run on a machine; cached after)...", end=" ",
+              file=announce, flush=True)  # fmt: skip
+    start = time.perf_counter()
+    eng = BatchedYaniv(rules, num_envs=1, seed=0)
+    masks, obs = eng.legal_masks(), eng.observations()
+    for name in COMPILED_AGENTS:
+        batched_policy(name, seed=0, rules=rules).act_batch(obs, masks)
+    eng.step(np.flatnonzero(masks[0])[:1])
+    eng.ranking()
+    _compiled.add(rules)
+    if announce is not None:
+        print(f"{time.perf_counter() - start:.0f} s", file=announce, flush=True)
+
+
+_EXACT = (BatchedRandom, BatchedGreedy, BatchedHeuristic)
+
+
+def _batched_entrant(spec, rules: Rules):
+    """The entrant's batched agent if it decides exactly as its scalar agent, else ``None``."""
+    agent = batched(build_agent(spec, 0, rules))
+    if isinstance(agent, _EXACT):
+        return agent
+    if isinstance(agent, BatchedTrained) and agent.agent.deterministic:
+        return agent
+    return None
+
+
+def batched_problem(specs: list, labels: list[str], rules: Rules, episode: str) -> str | None:
+    """``None`` when the batched engine can play these games exactly, else why not."""
+    game = game_of(rules)
+    if game.name != "yaniv":
+        return f"the batched engine plays Yaniv, not {game.title}"
+    try:
+        tables(rules)
+    except ValueError as e:
+        return str(e)
+    for label, spec in zip(labels, specs, strict=True):
+        if _batched_entrant(spec, rules) is None:
+            return f"entrant {label!r} has no batched version that decides as it does"
+    return None
+
+
+class BatchedRunner:
+    """Plays lists of jobs (:func:`training.runner.schedule`) on one batched engine."""
+
+    def __init__(self, specs: list, labels: list[str], rules: Rules, num_players: int, episode: str):
+        self.rules = rules
+        self.labels = labels
+        self.n = num_players
+        self.episode = episode
+        self.agents = [_batched_entrant(spec, rules) for spec in specs]
+        if any(a is None for a in self.agents):
+            raise ValueError(batched_problem(specs, labels, rules, episode))
+
+    def play_jobs(
+        self, jobs: list[tuple], record_until: int = 0, on_games: Callable[[int], None] | None = None
+    ) -> list[GameRecord]:
+        """The games of ``jobs`` in order (``record_until`` must be 0: no replays here);
+        ``on_games(k)`` is called as games finish."""
+        if record_until:
+            raise ValueError("the batched runner records no replays")
+        compile_kernels(self.rules, sys.stderr if on_games is not None else None)
+        n = self.n
+        games = [
+            (deal, seed, tuple(base[(s - rot) % n] for s in range(n)), rot)
+            for deal, seed, base, rotations, _ in jobs
+            for rot in rotations
+        ]
+        records: list[GameRecord | None] = [None] * len(games)
+        if not games:
+            return []
+        B = min(BATCH_SIZE, len(games))
+        eng = BatchedYaniv(self.rules, num_envs=B, seed=0, num_players=n)
+        game_at = np.full(B, -1, dtype=np.int64)  # the game each slot plays (-1: none left)
+        entrant_at = np.zeros((B, n), dtype=np.int64)
+        keys = np.zeros((B, n), dtype=np.uint64)
+        results: list[list[engine.RoundResult]] = [[] for _ in range(B)]
+        pending = iter(range(len(games)))
+
+        def start(slots: np.ndarray) -> None:
+            starting, ids = [], []
+            for b in slots:
+                g = next(pending, None)
+                if g is None:
+                    game_at[b] = -1
+                    continue
+                _, seed, seats, _ = games[g]
+                game_at[b] = g
+                entrant_at[b] = seats
+                keys[b] = [agent_key(agent_seed(seed, p)) for p in range(n)]
+                results[b] = []
+                starting.append(b)
+                ids.append(seed)
+            if starting:
+                eng.reset_games(np.array(starting, dtype=np.int64), seeds=np.array(ids, dtype=np.int64))
+
+        start(np.arange(B))
+        rows_of = np.arange(B)
+        while (game_at >= 0).any():
+            active = game_at >= 0
+            masks = eng.legal_masks()
+            obs = eng.observations()
+            cur = eng.current
+            actions = np.full(B, -1, dtype=np.int64)
+            acting_entrant = entrant_at[rows_of, cur]
+            for e, agent in enumerate(self.agents):
+                rows = np.flatnonzero(active & (acting_entrant == e))
+                if rows.size:
+                    actions[rows] = agent.act_batch(obs[rows], masks[rows], keys[rows, cur[rows]])
+            legal = masks[rows_of, np.maximum(actions, 0)] & (actions >= 0)
+            bad = np.flatnonzero(active & ~legal)
+            if bad.size:
+                b = int(bad[0])
+                label = self.labels[int(acting_entrant[b])]
+                seed = games[int(game_at[b])][1]
+                raise RuntimeError(
+                    f"agent {label!r} (player_{int(cur[b])}, deal seed {seed}) made an illegal move: "
+                    f"action {int(actions[b])}, legal: {np.flatnonzero(masks[b]).tolist()}"
+                )
+            res = eng.step(actions)
+            finished = []
+            for b in np.flatnonzero(res.round_over & active):
+                rr = _round_result(res, b)
+                results[b].append(rr)
+                if res.game_over[b] or self.episode == "round":
+                    records[game_at[b]] = self._record(games[game_at[b]], results[b], res, b, int(eng.turns[b]))
+                    finished.append(b)
+            if finished:
+                start(np.array(finished, dtype=np.int64))
+                if on_games is not None:
+                    on_games(len(finished))
+        return records  # type: ignore[return-value]
+
+    def _record(self, game: tuple, results: list, res, b: int, turns: int) -> GameRecord:
+        deal, seed, seats, rotation = game
+        game_over = bool(res.game_over[b])
+        if self.episode == "round":
+            places = engine.round_outcome(self.rules, results[-1], ended_game=game_over).places
+        else:
+            places = res.places[b]
+        return game_record(
+            deal, seed, rotation, seats, results, places, res.scores[b], turns,
+            truncated=bool(res.game_truncated[b] or (self.episode == "round" and results[-1].truncated)),
+            outs=_outs(self.rules, results, game_over),
+        )  # fmt: skip
+
+
+def _round_result(res, b: int) -> engine.RoundResult:
+    """Row ``b`` of a batched step result as the scalar engine's :class:`RoundResult`
+    (without the revealed hands, which no statistic reads)."""
+
+    def seat(x) -> int | None:
+        return None if x < 0 else int(x)
+
+    return engine.RoundResult(
+        reason=REASONS[int(res.reason[b])],
+        caller=seat(res.caller[b]),
+        challenger=seat(res.challenger[b]),
+        caller_beaten=bool(res.caller_beaten[b]),
+        hand_totals=[seat(t) for t in res.hand_totals[b]],
+        points=[int(x) for x in res.points[b]],
+        winners=np.flatnonzero(res.winners[b]).tolist(),
+        scores=[int(x) for x in res.scores[b]],
+        eliminated=np.flatnonzero(res.eliminated[b]).tolist(),
+        truncated=bool(res.truncated[b]),
+        first_player=int(res.first_player[b]),
+        turns=int(res.turns[b]),
+    )
