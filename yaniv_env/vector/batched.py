@@ -205,6 +205,18 @@ class BatchedYaniv:
         K.observations(self._st, self._tb, np.ascontiguousarray(seats), out)
         return out
 
+    def card_counts(self) -> np.ndarray:
+        """int64 [B, 53]: every card of each game by kind, wherever it lies (hands, stock,
+        discards); each row equals the deck's counts in every reachable state."""
+        out = np.empty((self.num_envs, NUM_KINDS), np.int64)
+        K.card_counts(self._st, self._tb, out)
+        return out
+
+    @property
+    def hand_sizes(self) -> np.ndarray:
+        """int64 [B, n]: cards in each hand."""
+        return self._st[5]
+
     def ranking(self) -> np.ndarray:
         """int64 [B, n]: each game's places (``engine.ranking``)."""
         out = np.empty((self.num_envs, self.num_players), np.int64)

@@ -903,6 +903,29 @@ def ranking(st, tb, b, out):
         out[p] = place
 
 
+@njit(cache=True)
+def card_counts(st, tb, out):
+    """``out[b, k]``: the cards of kind ``k`` anywhere in game ``b`` (hands, stock, pile,
+    top set and the discard laid at the draw), for the conservation check of the sweep."""
+    g, hands, stock, pile, top = st[0], st[4], st[7], st[8], st[10]
+    for b in range(out.shape[0]):
+        for k in range(out.shape[1]):
+            out[b, k] = 0
+        for p in range(hands.shape[1]):
+            for k in range(hands.shape[2]):
+                out[b, k] += hands[b, p, k]
+        for i in range(g[b, G_STOCK_LEN]):
+            out[b, stock[b, i]] += 1
+        for i in range(g[b, G_PILE_LEN]):
+            out[b, pile[b, i]] += 1
+        for i in range(g[b, G_TOP_LEN]):
+            out[b, top[b, i]] += 1
+        d = g[b, G_PENDING]
+        if d >= 0:
+            for i in range(tb.discard_len[d]):
+                out[b, tb.discard_cards[d, i]] += 1
+
+
 # -- the batch ------------------------------------------------------------------------------
 
 
