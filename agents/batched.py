@@ -46,6 +46,7 @@ from yaniv_env.actions import (
 from yaniv_env.cards import NUM_KINDS, YANIV_VALUE
 from yaniv_env.core.seeding import GOLDEN
 from yaniv_env.observation import ObservationLayout
+from yaniv_env.vector.kernels import pick_legal
 
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
@@ -116,27 +117,8 @@ class BatchedRandom:
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
         obs, m = _as_batch(observations, masks)
         out = np.empty(len(obs), dtype=np.int64)
-        _pick_legal(m, batch_words(_row_keys(keys, self.key, len(obs)), obs), out)
+        pick_legal(m, batch_words(_row_keys(keys, self.key, len(obs)), obs), out)
         return out
-
-
-@numba.njit(cache=True)
-def _pick_legal(masks, words, out):
-    """``out[b]``: the ``below(words[b], n)``-th of the ``n`` legal actions of row ``b`` (-1 if none)."""
-    for b in range(masks.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            n += masks[b, a]
-        out[b] = -1
-        if n == 0:
-            continue
-        pick = np.int64(((words[b] >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
-        for a in range(masks.shape[1]):
-            if masks[b, a]:
-                if pick == 0:
-                    out[b] = a
-                    break
-                pick -= 1
 
 
 # -- greedy --------------------------------------------------------------------------------

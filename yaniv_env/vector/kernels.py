@@ -904,6 +904,26 @@ def ranking(st, tb, b, out):
 
 
 @njit(cache=True)
+def pick_legal(masks, words, out):
+    """``out[b]``: the ``below(words[b], n)``-th of the ``n`` legal ids of row ``b`` (-1 if
+    none; ``below`` of :mod:`yaniv_env.core.seeding`): a uniform legal move from a random word."""
+    for b in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            n += masks[b, a]
+        out[b] = -1
+        if n == 0:
+            continue
+        pick = below(words[b], n)
+        for a in range(masks.shape[1]):
+            if masks[b, a]:
+                if pick == 0:
+                    out[b] = a
+                    break
+                pick -= 1
+
+
+@njit(cache=True)
 def card_counts(st, tb, out):
     """``out[b, k]``: the cards of kind ``k`` anywhere in game ``b`` (hands, stock, pile,
     top set and the discard laid at the draw), for the conservation check of the sweep."""

@@ -3,8 +3,8 @@ with the rules core's invariants checked at every decision of every game.
 
 ``python -m yaniv_env.vector.sweep --games 10000`` plays that many games of uniform random
 legal play per preset at 2-5 players and prints one line per configuration (games,
-decisions, rounds, how rounds ended, seconds); it exits 1 at the first broken invariant,
-naming the game seed. The property tests (``tests/test_engine_properties.py``) run it, at
+decisions, rounds, how rounds ended, seconds); a broken invariant is printed with the game
+seed, and the exit status is then 1. The property tests (``tests/test_engine_properties.py``) run it, at
 full size with ``YANIV_FULL_SWEEP=1 --runslow``.
 
 Checked at every decision, in every game of the batch:
@@ -22,18 +22,18 @@ the sweep's volume covers the rules core at a fraction of the scalar engine's co
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from ..cards import standard_deck
-from ..rules import PRESETS, Rules, get_rules
+from ..rules import Rules
 from .batched import REASONS, BatchedYaniv
+from .configs import ConfigSummary, run_configs
+from .kernels import pick_legal
 
 
 class InvariantBroken(AssertionError):
@@ -41,39 +41,16 @@ class InvariantBroken(AssertionError):
 
 
 @dataclass
-class SweepSummary:
-    rules: str
-    players: int
-    games: int = 0
-    decisions: int = 0
-    rounds: int = 0
-    seconds: float = 0.0
+class SweepSummary(ConfigSummary):
     endings: Counter = field(default_factory=Counter)
     """How rounds ended: ``REASONS`` (``yaniv``, ``empty_hand``, ``draw``) and ``truncated``."""
 
     def line(self) -> str:
         ends = ", ".join(f"{k} {v:,}" for k, v in sorted(self.endings.items()))
         return (
-            f"{self.rules} {self.players}p: {self.games:,} games, {self.decisions:,} decisions, "
+            f"{self.label}: {self.games:,} games, {self.decisions:,} decisions, "
             f"{self.rounds:,} rounds ({ends}), {self.seconds:.1f} s"
         )
-
-
-@njit(cache=True)
-def _uniform_legal(masks, u, out):
-    """``out[b]``: the ``floor(u[b] * n)``-th of the ``n`` legal ids of row ``b`` (-1 if none)."""
-    for b in range(masks.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            n += masks[b, a]
-        out[b] = -1
-        pick = np.int64(u[b] * n)
-        for a in range(masks.shape[1]):
-            if masks[b, a]:
-                if pick == 0:
-                    out[b] = a
-                    break
-                pick -= 1
 
 
 def sweep(rules: Rules, games: int, seed: int = 0, batch: int = 1024) -> SweepSummary:
@@ -101,7 +78,7 @@ def sweep(rules: Rules, games: int, seed: int = 0, batch: int = 1024) -> SweepSu
         if stalled.size:
             raise broken(int(stalled[0]), "the acting seat has no legal move")
         actions = np.empty(batch, dtype=np.int64)
-        _uniform_legal(masks, rng.random(batch), actions)
+        pick_legal(masks, rng.integers(0, 2**64 - 1, size=batch, dtype=np.uint64, endpoint=True), actions)
         actions[~active] = -1
         before = eng.scores.copy()
         res = eng.step(actions)
@@ -110,7 +87,7 @@ def sweep(rules: Rules, games: int, seed: int = 0, batch: int = 1024) -> SweepSu
         lost = np.flatnonzero(active & (counts != deck).any(axis=1))
         if lost.size:
             b = int(lost[0])
-            diff = {k: int(counts[b, k] - deck[k]) for k in np.flatnonzero(counts[b] != deck)}
+            diff = {int(k): int(counts[b, k] - deck[k]) for k in np.flatnonzero(counts[b] != deck)}
             raise broken(b, f"cards not conserved (kind: surplus) {diff}")
         sizes = eng.hand_sizes
         bad = np.flatnonzero(active & ((sizes < 0) | (sizes > rules.hand_size)).any(axis=1))
@@ -143,35 +120,15 @@ def sweep(rules: Rules, games: int, seed: int = 0, batch: int = 1024) -> SweepSu
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m yaniv_env.vector.sweep",
-        description="Random-play games on the batched engine with the rules' invariants checked at every decision.",
+    return run_configs(
+        argv,
+        "python -m yaniv_env.vector.sweep",
+        "Random-play games on the batched engine with the rules' invariants checked at every decision.",
+        sweep,
+        InvariantBroken,
+        players=[2, 3, 4, 5],
+        batch=1024,
     )
-    parser.add_argument("--games", type=int, default=10_000, help="games per preset and player count")
-    parser.add_argument("--rules", nargs="+", default=list(PRESETS), choices=list(PRESETS))
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5], help="player counts (default 2-5)")
-    parser.add_argument("--batch", type=int, default=1024)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    total = SweepSummary("all", 0)
-    for name in args.rules:
-        for players in args.players:
-            try:
-                rules = get_rules(name, players)
-            except ValueError as e:
-                print(f"{name} {players}p: skipped: {e}")
-                continue
-            try:
-                summary = sweep(rules, args.games, seed=args.seed, batch=args.batch)
-            except InvariantBroken as e:
-                print(f"{name} {players}p: BROKEN: {e}")
-                return 1
-            print(summary.line(), flush=True)
-            for attr in ("games", "decisions", "rounds", "seconds"):
-                setattr(total, attr, getattr(total, attr) + getattr(summary, attr))
-            total.endings.update(summary.endings)
-    print(total.line())
-    return 0
 
 
 if __name__ == "__main__":

@@ -18,10 +18,9 @@ draw every deal, lot and reshuffle from the per-round streams of :mod:`yaniv_env
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,8 +28,9 @@ from .. import engine
 from ..actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, SLAM, TAKE_BASE
 from ..cards import YANIV_VALUE
 from ..observation import ObservationLayout
-from ..rules import PRESETS, Rules, get_rules
+from ..rules import Rules
 from .batched import REASONS, BatchedYaniv, StepResult
+from .configs import ConfigSummary, run_configs
 
 
 def scalar_game(rules: Rules, seed: int) -> engine.State:
@@ -43,19 +43,12 @@ class Divergence(AssertionError):
 
 
 @dataclass
-class Summary:
-    rules: str
-    players: int
-    games: int = 0
-    decisions: int = 0
-    rounds: int = 0
+class Summary(ConfigSummary):
     divergences: int = 0
-    seconds: float = 0.0
-    messages: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         return (
-            f"{self.rules} {self.players}p: {self.games:,} games, {self.decisions:,} decisions, "
+            f"{self.label}: {self.games:,} games, {self.decisions:,} decisions, "
             f"{self.rounds:,} rounds, {self.divergences} divergences, {self.seconds:.1f} s"
         )
 
@@ -214,37 +207,15 @@ def verify(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m yaniv_env.vector.verify",
-        description="Replay batched-engine games through the scalar engine and count divergences.",
+    return run_configs(
+        argv,
+        "python -m yaniv_env.vector.verify",
+        "Replay batched-engine games through the scalar engine and count divergences.",
+        verify,
+        Divergence,
+        players=[2],
+        batch=256,
     )
-    parser.add_argument("--games", type=int, default=10_000, help="games per preset and player count")
-    parser.add_argument("--rules", nargs="+", default=list(PRESETS), choices=list(PRESETS))
-    parser.add_argument("--players", type=int, nargs="+", default=[2], help="player counts (default 2)")
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    failed = False
-    total = Summary("all", 0)
-    for name in args.rules:
-        for players in args.players:
-            try:
-                rules = get_rules(name, players)
-            except ValueError as e:
-                print(f"{name} {players}p: skipped: {e}")
-                continue
-            try:
-                summary = verify(rules, args.games, seed=args.seed, batch=args.batch)
-            except Divergence as e:
-                failed = True
-                print(f"{name} {players}p: DIVERGENCE: {e}")
-                continue
-            print(summary.line(), flush=True)
-            for attr in ("games", "decisions", "rounds", "seconds"):
-                setattr(total, attr, getattr(total, attr) + getattr(summary, attr))
-    total.divergences = int(failed)
-    print(total.line())
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,80 @@
+"""The command line shared by the engine checks that run per preset and player count
+(:mod:`yaniv_env.vector.verify`, :mod:`yaniv_env.vector.sweep`)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..rules import PRESETS, Rules, get_rules
+
+#: The counters every check's summary carries, added up over the configurations.
+TOTALS = ("games", "decisions", "rounds", "seconds")
+
+
+@dataclass
+class ConfigSummary:
+    """What a check did on one configuration (``players`` 0: the total over several)."""
+
+    rules: str
+    players: int
+    games: int = 0
+    decisions: int = 0
+    rounds: int = 0
+    seconds: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.rules} {self.players}p" if self.players else self.rules
+
+
+def run_configs(
+    argv: list[str] | None,
+    prog: str,
+    description: str,
+    check: Callable[..., object],
+    failure: type[Exception],
+    players: list[int],
+    batch: int,
+) -> int:
+    """Parse ``--games --rules --players --batch --seed``, run ``check(rules, games,
+    seed=..., batch=...)`` (a summary with ``line()`` and the :data:`TOTALS`) for every preset
+    and player count, print one line each and the total; a ``failure`` is printed and the
+    exit status is 1."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--games", type=int, default=10_000, help="games per preset and player count")
+    parser.add_argument("--rules", nargs="+", default=list(PRESETS), choices=list(PRESETS))
+    parser.add_argument(
+        "--players", type=int, nargs="+", default=players, help=f"player counts (default {' '.join(map(str, players))})"
+    )
+    parser.add_argument("--batch", type=int, default=batch, help=f"games stepped together (default {batch})")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    failed: list[str] = []
+    total = None
+    for name in args.rules:
+        for n in args.players:
+            try:
+                rules: Rules = get_rules(name, n)
+            except ValueError as e:
+                print(f"{name} {n}p: skipped: {e}")
+                continue
+            try:
+                summary = check(rules, args.games, seed=args.seed, batch=args.batch)
+            except failure as e:
+                failed.append(f"{name} {n}p")
+                print(f"{name} {n}p: {type(e).__name__}: {e}", flush=True)
+                continue
+            print(summary.line(), flush=True)
+            if total is None:
+                total = type(summary)("all configurations", 0)
+            for attr in TOTALS:
+                setattr(total, attr, getattr(total, attr) + getattr(summary, attr))
+            if hasattr(total, "endings"):
+                total.endings.update(summary.endings)
+    if total is not None:
+        print(total.line() + (" (the configurations that passed)" if failed else ""))
+    if failed:
+        print(f"FAILED: {', '.join(failed)}")
+    return 1 if failed else 0
