@@ -35,9 +35,22 @@ def positions(preset: str, n: int, games: int, seed: int) -> tuple[np.ndarray, n
     return np.array(obs), np.array(masks)
 
 
-@pytest.fixture(scope="module", params=[(p, n) for p in PRESETS for n in (2, 3, 4, 5)], ids=lambda c: f"{c[0]}-{c[1]}")
+# house rules: jokers in sets, runs taken from the top end only
+HOUSE = [
+    PRESETS["standard"].replace(name="house", set_jokers="any", run_pickup="top", jokers_per_deck=4),
+    PRESETS["seven"].replace(name="house7", set_jokers="pair", run_pickup="top"),
+]
+
+
+@pytest.fixture(
+    scope="module",
+    params=[(p, n) for p in [*PRESETS, *HOUSE] for n in (2, 3, 4, 5)],
+    ids=lambda c: f"{getattr(c[0], 'name', c[0])}-{c[1]}",
+)
 def table(request):
     preset, n = request.param
+    if not isinstance(preset, str):
+        preset = preset.with_players(n)
     return preset, *positions(preset, n, games=2, seed=31)
 
 

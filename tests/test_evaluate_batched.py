@@ -16,6 +16,7 @@ from training import batched_runner  # noqa: E402
 from training.evaluate import evaluate, league, main  # noqa: E402
 from yaniv_env import PRESETS  # noqa: E402
 
+HOUSE = PRESETS["standard"].replace(name="house", set_jokers="any", run_pickup="top")
 SHIPPED = Path(__file__).resolve().parents[1] / "agents" / "models" / "ppo_standard_2p.safetensors"
 
 
@@ -42,6 +43,7 @@ def _same_games(entrants, **kw):
         ("two_deck", 4, ["greedy", "heuristic"], 4, "game"),
         ("standard", 3, ["heuristic", "greedy"], 30, "round"),
         ("french", 5, ["random", "greedy"], 20, "round"),
+        (HOUSE, 3, ["heuristic", "greedy"], 6, "game"),
     ],
 )
 def test_batched_engine_plays_the_scalar_games(rules, players, entrants, games, episode):
@@ -89,7 +91,6 @@ def test_auto_picks_the_engine_that_can_play(tmp_path):
     [
         (["search", "random"], {}, "entrant 'search' has no batched version"),
         (["pis_random", "pis_heuristic"], {"game": "pis_yedili"}, "plays Yaniv, not Pis Yedili"),
-        (["greedy", "random"], {"rules": PRESETS["standard"].replace(set_jokers="pair")}, "set_jokers"),
         (["greedy", "random"], {"save_replays": "unused", "replays": 1}, "replays are recorded by the scalar"),
     ],
 )

@@ -87,9 +87,11 @@ def test_vec_env_kind_auto_and_refusals():
     assert vec_env_kind(league, rules) == "dummy"
     with pytest.raises(ValueError, match="--vec-env batched: --league"):
         vec_env_kind(dataclasses.replace(league, vec_env="batched"), rules)
-    top = dataclasses.replace(args, vec_env="batched", set=["run_pickup=top"])
-    with pytest.raises(ValueError, match="batched engine does not play"):
-        vec_env_kind(top, config.game_rules(top))
+    house = dataclasses.replace(args, set=["run_pickup=top", "set_jokers=any"])
+    assert vec_env_kind(house, config.game_rules(house)) == "batched"
+    pis = dataclasses.replace(args, game="pis_yedili", vec_env="batched")
+    with pytest.raises(ValueError, match="--vec-env batched: the batched engine plays Yaniv"):
+        vec_env_kind(pis, rules)
     assert vec_env_kind(dataclasses.replace(args, vec_env="subproc"), rules) == "subproc"
 
 

@@ -10,7 +10,6 @@ rankings must be equal. The million-game check of the README runs with
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from hypothesis import strategies as st
 
 from yaniv_env import engine
 from yaniv_env.core import seeding
-from yaniv_env.rules import PRESETS, Rules, get_rules
+from yaniv_env.rules import PRESETS, get_rules
 from yaniv_env.vector import BatchedYaniv, round_rewards
 from yaniv_env.vector import kernels as K
 from yaniv_env.vector.verify import scalar_game, verify
@@ -42,22 +41,18 @@ def test_random_and_greedy_games_match_the_scalar_engine(name, players):
     assert greedy.decisions > 24 * 20
 
 
-# Options of the rules core of issue 14, drawn once the core has them.
-NEW_OPTIONS = {
-    "private_windows": st.booleans(),
-    "slam_joker_on_joker": st.booleans(),
-    "beaten_caller_alone": st.booleans(),
-    "next_leader": st.sampled_from(["winner", "caller"]),
-    "milestone_max": st.sampled_from([None, 100, 200]),
-}
-HAS = {f.name for f in dataclasses.fields(Rules)}
 OPTIONS = st.fixed_dictionaries(
-    {k: v for k, v in NEW_OPTIONS.items() if k in HAS}
-    | {
+    {
+        "private_windows": st.booleans(),
+        "slam_joker_on_joker": st.booleans(),
+        "beaten_caller_alone": st.booleans(),
+        "next_leader": st.sampled_from(["winner", "caller"]),
+        "milestone_max": st.sampled_from([None, 100, 200]),
+        "set_jokers": st.sampled_from(["none", "pair", "any"]),
         "challenge": st.sampled_from(["reveal", "asaf"]),
         "beaten_winners_score": st.sampled_from(["zero", "hand"]),
         "set_pickup": st.sampled_from(["any", "ends", "top"]),
-        "run_pickup": st.sampled_from(["any", "ends"]),
+        "run_pickup": st.sampled_from(["any", "ends", "top"]),
         "slam": st.sampled_from(["none", "single", "same_rank"]),
         "slam_from_stock_only": st.booleans(),
         "empty_hand_wins": st.booleans(),
@@ -79,11 +74,15 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-@pytest.mark.skipif("set_jokers" not in HAS, reason="the rules core has no set_jokers option yet")
-def test_options_not_played_yet_are_refused():
-    for changes in ({"set_jokers": "pair"}, {"run_pickup": "top"}):
-        with pytest.raises(ValueError, match="does not play"):
-            BatchedYaniv(get_rules("standard").replace(**changes), num_envs=1, seed=0)
+@pytest.mark.parametrize("set_jokers", ["pair", "any"])
+@pytest.mark.parametrize("run_pickup", ["top", "ends"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_jokers_in_sets_and_runs_taken_from_the_top(set_jokers, run_pickup, players):
+    # four jokers a deck, so that sets with jokers come up often
+    rules = get_rules("standard", players).replace(set_jokers=set_jokers, run_pickup=run_pickup, jokers_per_deck=4)
+    greedy = verify(rules, games=16, seed=300 + players, batch=16, greedy_share=1.0)
+    mixed = verify(rules, games=6, seed=400 + players, batch=6, greedy_share=0.3, all_seats_every=3)
+    assert greedy.divergences == mixed.divergences == 0 and greedy.games == 16 and mixed.games == 6
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

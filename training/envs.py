@@ -39,12 +39,6 @@ def batched_unavailable(args: Args, rules) -> str | None:
         return f"the batched engine plays Yaniv, not {args.game}"
     if args.league:
         return "--league seats snapshots through the single-environment wrappers"
-    from yaniv_env.vector.tables import tables
-
-    try:
-        tables(rules)
-    except ValueError as e:
-        return str(e)
     return None
 
 

@@ -62,6 +62,8 @@ from .tables import (
     R_RUN_MIN,
     R_RUN_PICKUP,
     R_SCORE_LIMIT,
+    R_SET_JOKER_MIN,
+    R_SET_JOKERS_MAX,
     R_SET_PICKUP,
     R_SLAM,
     R_SLAM_JOKER_ON_JOKER,
@@ -184,12 +186,20 @@ def _set_takeable_of_top(st, tb, b):
     if length == 1:
         takeable[b, top[b, 0]] = 1
         return
+    # a set: natural cards of one rank, with jokers only where Rules.set_jokers lets them join
+    r0 = -1
+    natural = 0
     is_set = True
-    r0 = rank[top[b, 0]]
     for i in range(length):
         k = top[b, i]
-        if k == JOKER or rank[k] != r0:
-            is_set = False
+        if k != JOKER:
+            if natural > 0 and rank[k] != r0:
+                is_set = False
+            r0 = rank[k]
+            natural += 1
+    jokers = length - natural
+    if natural == 0 or (jokers > 0 and (tb.rules[R_SET_JOKER_MIN] == 0 or natural < tb.rules[R_SET_JOKER_MIN])):
+        is_set = False
     pickup = tb.rules[R_SET_PICKUP] if is_set else tb.rules[R_RUN_PICKUP]
     if pickup == _PICK_ANY:
         for i in range(length):
@@ -376,10 +386,11 @@ def legal_list(st, tb, b, out):
                     while True:
                         jm = missing | sub
                         if _popcount(jm) <= jokers:
-                            a = tb.run_id[suit, low, length, jm]
-                            if a >= 0:
-                                out[c] = a
-                                c += 1
+                            for end in range(2):
+                                a = tb.run_id[suit, low, length, jm, end]
+                                if a >= 0:
+                                    out[c] = a
+                                    c += 1
                         if sub == 0:
                             break
                         sub = (sub - 1) & present
@@ -388,23 +399,31 @@ def legal_list(st, tb, b, out):
             c += 1
         base = R[R_DECKS] + 1
         codes = base**NUM_SUITS
+        # sets with jokers (Rules.set_jokers): j jokers join at least R_SET_JOKER_MIN naturals
+        set_width = R[R_SET_JOKERS_MAX] + 1
+        joker_min = R[R_SET_JOKER_MIN]
+        set_jokers = min(held_jokers, set_width - 1)
         for r in range(NUM_RANKS):
             h0 = hand[r]
             h1 = hand[NUM_RANKS + r]
             h2 = hand[2 * NUM_RANKS + r]
             h3 = hand[3 * NUM_RANKS + r]
-            if h0 + h1 + h2 + h3 < 2:
+            if h0 + h1 + h2 + h3 + set_jokers < 2:
                 continue
             for c0 in range(h0 + 1):
                 for c1 in range(h1 + 1):
                     for c2 in range(h2 + 1):
                         for c3 in range(h3 + 1):
-                            if c0 + c1 + c2 + c3 < 2:
+                            natural = c0 + c1 + c2 + c3
+                            if natural == 0:
                                 continue
-                            code = r * codes + c0 + base * (c1 + base * (c2 + base * c3))
-                            for i in range(tb.set_start[code], tb.set_start[code + 1]):
-                                out[c] = tb.set_ids[i]
-                                c += 1
+                            code = (r * codes + c0 + base * (c1 + base * (c2 + base * c3))) * set_width
+                            for j in range(set_jokers + 1):
+                                if natural + j < 2 or (j > 0 and natural < joker_min):
+                                    continue
+                                for i in range(tb.set_start[code + j], tb.set_start[code + j + 1]):
+                                    out[c] = tb.set_ids[i]
+                                    c += 1
     elif phase == DRAW:
         if g[b, G_STOCK_LEN] > 0:
             out[c] = DRAW_STOCK

@@ -6,13 +6,17 @@ Legal discards are found from the hand's counts, without scanning every discard 
 
 * singles: ``single_id[kind]``;
 * sets: per rank, the hand's copies of each suit make a code (base ``decks + 1``, one digit
-  per suit); every sub-code with at least two cards indexes ``set_ids[set_start[rank, code]
-  : set_start[rank, code + 1]]``, the set ids of those cards (all their orders);
-* runs: ``run_id[suit, low, length, joker_mask]`` is the id of the run of ``length`` cards
-  from rank ``low`` with jokers at the bits of ``joker_mask`` (-1: no such id under the
-  rules); a hand lays it when it holds the natural cards and enough jokers, so the kernel
-  walks the windows of each suit the hand holds cards of and, in each, the joker masks that
-  cover the missing ranks.
+  per suit); every sub-code, with ``j`` jokers (0, or up to ``R_SET_JOKERS_MAX`` with
+  ``Rules.set_jokers``), indexes ``set_ids[set_start[i] : set_start[i + 1]]`` at
+  ``i = (rank * codes + code) * (R_SET_JOKERS_MAX + 1) + j``: the set ids of those cards
+  (all their orders);
+* runs: ``run_id[suit, low, length, joker_mask, end]`` is the id of the run of ``length``
+  cards from rank ``low`` with jokers at the bits of ``joker_mask`` (-1: no such id under
+  the rules, or the id is found under another reading of the same cards); ``end`` 1 is
+  used with ``run_pickup="top"``, where the run may be laid with either end on top (``end``
+  0: the high end). A hand lays it when it holds the natural cards and enough jokers, so
+  the kernel walks the windows of each suit the hand holds cards of and, in each, the
+  joker masks that cover the missing ranks.
 
 Plain NumPy (no Numba): the tables are built once per rule set and cached.
 """
@@ -24,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..actions import DISCARD_BASE, action_table
+from ..actions import DISCARD_BASE, SET_JOKER_MIN_NATURAL, action_table
 from ..cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, YANIV_VALUE
 from ..observation import ObservationLayout
 from ..rules import Rules
@@ -64,8 +68,10 @@ from ..rules import Rules
     R_BEATEN_CALLER_ALONE,
     R_NEXT_LEADER_CALLER,
     R_MILESTONE_MAX,
+    R_SET_JOKER_MIN,
+    R_SET_JOKERS_MAX,
     NUM_RULE_VALUES,
-) = range(34)
+) = range(36)
 
 PICKUPS = ("any", "ends", "top")
 SLAMS = ("none", "single", "same_rank")
@@ -108,7 +114,7 @@ class Tables(NamedTuple):
     single_id: np.ndarray  # int64 [53] (-1: none)
     set_start: np.ndarray  # int64 [13 * codes + 1]
     set_ids: np.ndarray  # int64
-    run_id: np.ndarray  # int64 [4, 13, run_max + 1, 2**run_max]
+    run_id: np.ndarray  # int64 [4, 13, run_max + 1, 2**run_max, 2]
     obs_offsets: np.ndarray  # int64 [len(OBS_PIECES)]
     obs_template: np.ndarray  # float32 [S] (the rules piece filled)
     obs_scale: np.ndarray  # float64 [4]: 1/hand_size, 1/score_limit, 1/deck_size, 1/turn_limit
@@ -152,6 +158,8 @@ def rule_values(rules: Rules) -> np.ndarray:
     v[R_NEXT_LEADER_CALLER] = rules.next_leader == "caller"
     milestone_max = rules.milestone_max
     v[R_MILESTONE_MAX] = -1 if milestone_max is None else milestone_max
+    v[R_SET_JOKER_MIN] = SET_JOKER_MIN_NATURAL.get(rules.set_jokers, 0)
+    v[R_SET_JOKERS_MAX] = min(rules.num_jokers, rules.hand_size - 1) if v[R_SET_JOKER_MIN] else 0
     return v
 
 
@@ -160,11 +168,37 @@ def set_code(suit_counts, decks: int) -> int:
     return sum(int(c) * (decks + 1) ** s for s, c in enumerate(suit_counts))
 
 
+def run_ids(rules: Rules) -> np.ndarray:
+    """``run_id`` (module docstring): every window and joker mask read as a run laid low to
+    high, its id found by the cards and what they leave to take; an id met again under
+    another reading of the same cards (jokers standing for other ranks) is kept once."""
+    table = action_table(rules)
+    run_max = min(rules.hand_size, NUM_RANKS)
+    out = np.full((NUM_SUITS, NUM_RANKS, run_max + 1, 1 << run_max, 2), -1, dtype=np.int64)
+    seen: set[int] = set()
+    for suit in range(NUM_SUITS):
+        for length in range(max(2, rules.run_min), run_max + 1):
+            for low in range(NUM_RANKS - length + 1):
+                for mask in range(1 << length):
+                    run = [JOKER if mask >> i & 1 else suit * NUM_RANKS + low + i for i in range(length)]
+                    if rules.run_pickup == "top":
+                        ends = [{run[-1]}, {run[0]}]
+                    else:
+                        ends = [set(run) if rules.run_pickup == "any" else {run[0], run[-1]}]
+                    for end, takeable in enumerate(ends):
+                        try:
+                            action = table.encode_discard(run, takeable)
+                        except ValueError:
+                            continue
+                        if table.decode(action).meld == "run" and action not in seen:
+                            seen.add(action)
+                            out[suit, low, length, mask, end] = action
+    return out
+
+
 @lru_cache(maxsize=64)
 def tables(rules: Rules) -> Tables:
     """The (cached) kernel tables of a rule set."""
-    if rules.set_jokers != "none" or rules.run_pickup == "top":
-        raise ValueError("the batched engine does not play set_jokers or run_pickup='top' yet")
     table = action_table(rules)
     discards = table.discards
     num = len(discards)
@@ -174,12 +208,12 @@ def tables(rules: Rules) -> Tables:
     for i, d in enumerate(discards):
         cards[i, : len(d.cards)] = d.cards
         take[i, : len(d.takeable)] = d.takeable
+    values = rule_values(rules)
     decks = rules.num_decks
     codes = (decks + 1) ** NUM_SUITS
-    run_max = min(rules.hand_size, NUM_RANKS)
+    set_width = values[R_SET_JOKERS_MAX] + 1
     single_id = np.full(NUM_KINDS, -1, dtype=np.int64)
-    by_code: list[list[int]] = [[] for _ in range(NUM_RANKS * codes)]
-    run_id = np.full((NUM_SUITS, NUM_RANKS, run_max + 1, 1 << run_max), -1, dtype=np.int64)
+    by_code: list[list[int]] = [[] for _ in range(NUM_RANKS * codes * set_width)]
     for i, d in enumerate(discards):
         action = DISCARD_BASE + i
         if d.type == "single":
@@ -187,19 +221,15 @@ def tables(rules: Rules) -> Tables:
         elif d.type == "set":
             counts = [0] * NUM_SUITS
             for k in d.cards:
-                counts[SUIT[k]] += 1
-            by_code[d.rank * codes + set_code(counts, decks)].append(action)
-        else:
-            first = next(pos for pos, k in enumerate(d.cards) if k != JOKER)
-            low = RANK[d.cards[first]] - first
-            joker_mask = sum(1 << pos for pos, k in enumerate(d.cards) if k == JOKER)
-            run_id[SUIT[d.cards[first]], low, len(d.cards), joker_mask] = action
+                if k != JOKER:
+                    counts[SUIT[k]] += 1
+            by_code[(d.rank * codes + set_code(counts, decks)) * set_width + d.cards.count(JOKER)].append(action)
     set_start = np.zeros(len(by_code) + 1, dtype=np.int64)
     set_start[1:] = np.cumsum([len(ids) for ids in by_code])
     set_ids = np.array([a for ids in by_code for a in ids], dtype=np.int64)
     layout = ObservationLayout(rules)
     return Tables(
-        rules=rule_values(rules),
+        rules=values,
         milestone_table=np.array(rules.milestone_table or [(-1, -1)], dtype=np.int64).reshape(-1, 2),
         value=np.array(YANIV_VALUE, dtype=np.int64),
         rank=np.array(RANK, dtype=np.int64),
@@ -212,7 +242,7 @@ def tables(rules: Rules) -> Tables:
         single_id=single_id,
         set_start=set_start,
         set_ids=set_ids,
-        run_id=run_id,
+        run_id=run_ids(rules),
         obs_offsets=np.array([layout.pieces[name].start for name in OBS_PIECES], dtype=np.int64),
         obs_template=layout._template.copy(),
         obs_scale=np.array(
