@@ -23,6 +23,13 @@ keys            uint64 [B]       the game key (:mod:`yaniv_env.core.seeding`)
 
 Order matters where it matters in the scalar engine (stock, pile and top are lists there);
 hands and known cards are counts (the scalar engine's list order never shows).
+
+Speed: the helpers on a decision's path (legal moves, ``apply`` and what it calls) are
+inlined by Numba (``inline="always"``). Each takes the state and table tuples and unpacks
+the arrays it needs, and as separate compiled functions every unpacked array cost a
+reference-count increment and decrement (atomic operations, a third of a random-play
+decision's time); inlined, Numba drops them. Per-round and per-game work (``_deal``,
+``_end_round``, ``new_game``) stays out of line.
 """
 
 from __future__ import annotations
@@ -112,7 +119,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mix64(z):
     """``seeding.mix64`` (``z`` a uint64)."""
     z = (z ^ (z >> _S30)) * _M1
@@ -120,7 +127,7 @@ def mix64(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stream_key(key, round_index, stream, index):
     """``seeding.stream_key``."""
     z = mix64(key + _GOLD * np.uint64(round_index + 1))
@@ -128,13 +135,13 @@ def stream_key(key, round_index, stream, index):
     return mix64(z + _GOLD * np.uint64(index + 1))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def below(word, n):
     """``seeding.below``: a number in ``[0, n)`` from a word."""
     return np.int64(((word >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shuffle(cards, length, key):
     """``seeding.shuffled`` in place on ``cards[:length]``."""
     for i in range(length - 1, 0, -1):
@@ -144,7 +151,7 @@ def shuffle(cards, length, key):
         cards[j] = c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lot(n, key):
     """``seeding.lot``."""
     return below(mix64(key + _GOLD), n)
@@ -153,7 +160,7 @@ def lot(n, key):
 # -- small helpers ----------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_alive(alive, b, seat, n):
     for i in range(1, n + 1):
         q = (seat + i) % n
@@ -162,7 +169,7 @@ def _next_alive(alive, b, seat, n):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hand_value(hands, b, p, value):
     total = 0
     for k in range(NUM_KINDS):
@@ -170,13 +177,13 @@ def _hand_value(hands, b, p, value):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _forget(known, b, p, k):
     if known[b, p, k] > 0:
         known[b, p, k] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_takeable_of_top(st, tb, b):
     """``engine._takeable_of``: what may be taken from the top set as laid."""
     g, top, takeable = st[0], st[10], st[11]
@@ -211,7 +218,7 @@ def _set_takeable_of_top(st, tb, b):
         takeable[b, top[b, length - 1]] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pile_top(st, b):
     """Put the top set on the pile (in its order)."""
     g, pile, pile_cnt, top = st[0], st[8], st[9], st[10]
@@ -224,7 +231,7 @@ def _pile_top(st, b):
     g[b, G_PILE_LEN] = m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_top_discard(st, tb, b, d):
     """The discard ``d`` becomes the top set, with its own takeable cards."""
     g, top, takeable = st[0], st[10], st[11]
@@ -315,7 +322,7 @@ def _reshuffle(st, b):
     pile_cnt[b, :] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _tie_lot(st, b, count):
     """Lots among ``count`` tied round winners: the round's ``LOTS`` stream, index 1."""
     return lot(count, stream_key(st[12][b], st[0][b, G_ROUND_INDEX], LOTS, 1))
@@ -340,7 +347,7 @@ def new_game(st, tb, b, key):
 # -- legal moves ----------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_list(st, tb, b, out):
     """Write the legal ids of game ``b``'s acting seat into ``out``; return how many."""
     g, hands, hand_len, takeable = st[0], st[4], st[5], st[11]
@@ -451,7 +458,7 @@ def legal_list(st, tb, b, out):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _popcount(x):
     c = 0
     while x:
@@ -491,7 +498,7 @@ def first_illegal(st, tb, actions):
 # -- playing ----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _holds_missing(st, b, seat, rank):
     """Whether ``seat`` holds every card of ``rank`` missing from the top set."""
     g, hands, top = st[0], st[4], st[10]
@@ -502,13 +509,13 @@ def _holds_missing(st, b, seat, rank):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _blast_answers(st, b, seat, missing):
     """Whether ``seat`` answers a private Blast window (in, with enough cards)."""
     return st[2][b, seat] != 0 and st[5][b, seat] >= missing
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _offer_blast(st, tb, b):
     """``engine._offer_blast``: between turns, open the Blast window on the top set: with
     private windows to every seat in with enough cards, in turn from the turn player
@@ -542,14 +549,14 @@ def _offer_blast(st, tb, b):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _open_blast(g, b, seat, rank):
     g[b, G_BLAST_RANK] = rank
     g[b, G_CURRENT] = seat
     g[b, G_PHASE] = BLAST_PHASE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _in_top(top, b, length, k):
     found = False
     for i in range(length):
@@ -557,7 +564,7 @@ def _in_top(top, b, length, k):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(st, tb, rs, b, a):
     """Play the (legal) action ``a`` in game ``b``; a finished round fills ``rs`` at ``b``
     and the next round is dealt."""
@@ -580,7 +587,7 @@ def apply(st, tb, rs, b, a):
         _deal(st, tb, b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_discard(st, tb, rs, b, a):
     g, hands, hand_len, known = st[0], st[4], st[5], st[6]
     R = tb.rules
@@ -610,7 +617,7 @@ def _apply_discard(st, tb, rs, b, a):
     g[b, G_PHASE] = DRAW
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_draw(st, tb, rs, b, a):
     g, hands, hand_len, known, stock, top = st[0], st[4], st[5], st[6], st[7], st[10]
     R = tb.rules
@@ -659,7 +666,7 @@ def _apply_draw(st, tb, rs, b, a):
     _end_turn(st, tb, rs, b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _throw_on_top(st, b, p, card):
     """``p`` adds ``card`` from its hand to the top set (a slam-down or a Blast)."""
     g = st[0]
@@ -670,7 +677,7 @@ def _throw_on_top(st, b, p, card):
     g[b, G_TOP_LEN] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_slam(st, tb, rs, b, a):
     g, hand_len = st[0], st[5]
     p = g[b, G_CURRENT]
@@ -685,7 +692,7 @@ def _apply_slam(st, tb, rs, b, a):
     _end_turn(st, tb, rs, b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(st, tb, rs, b):
     g = st[0]
     g[b, G_TURNS] += 1
@@ -705,7 +712,7 @@ def _end_turn(st, tb, rs, b):
     _offer_blast(st, tb, b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_blast(st, tb, rs, b, a):
     g, hand_len, top = st[0], st[5], st[10]
     p = g[b, G_CURRENT]
@@ -735,7 +742,7 @@ def _apply_blast(st, tb, rs, b, a):
     g[b, G_PHASE] = DISCARD
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_asaf(st, tb, rs, b, a):
     g = st[0]
     p = g[b, G_CURRENT]
@@ -753,7 +760,7 @@ def _apply_asaf(st, tb, rs, b, a):
 # -- round and game end -------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _milestone(tb, total):
     R = tb.rules
     kind = R[R_MILESTONE]
