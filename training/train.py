@@ -364,6 +364,12 @@ def train(args: Args, given: set[str] | None = None) -> int:
     if total is None and budget is None:
         total = config.DEFAULT_TIMESTEPS
 
+    kind = vec_env_kind(args, rules)
+    if kind == "batched":  # before the budget's clock starts: a first run compiles for about a minute
+        from training.batched_runner import compile_kernels  # loads Numba: only for the batched engine
+
+        compile_kernels(rules, announce=sys.stdout)
+
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "monitor").mkdir(exist_ok=True)
     run = Run(args, run_dir, rules, meta)
@@ -376,11 +382,6 @@ def train(args: Args, given: set[str] | None = None) -> int:
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
 
-    kind = vec_env_kind(args, rules)
-    if kind == "batched":
-        from training.batched_runner import compile_kernels  # loads Numba: only for the batched engine
-
-        compile_kernels(rules, announce=sys.stdout)
     venv = make_train_venv(args, seed, mix, n_envs, str(run_dir / "monitor" / f"{run.segment:02d}"), kind)
     if run.league.pool:
         venv.env_method("set_pool", run.league.paths(run_dir))
