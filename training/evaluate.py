@@ -14,7 +14,7 @@ Library use:
     print(lg.table())        # OpenSkill mu/sigma/ordinal (+ the 002 rating)
 
 Command line: ``yaniv eval --agents heuristic,random [--game yaniv] [--rules standard]
-[--players 2] [--games 1000] [--seed 0] [--no-duplicate] [--workers 2] [--episode game]
+[--players 2] [--games 1000] [--seed 0] [--no-duplicate] [--workers 2] [--engine auto] [--episode game]
 [--json out.json] [--csv out.csv] [--plot out.png] [--league] [--rating 002]
 [--save-replays DIR] [--replays 3] [--quiet]``.
 

@@ -25,9 +25,7 @@ are equal to ``layout.build(state, seat)`` bit for bit.
 
 Seeding: the game in a slot seeded ``s`` is the game ``engine.new_game(rules, seed=s)``
 (same key, same deals, lots and reshuffles; see :mod:`yaniv_env.core.seeding`), dealt by
-the per-round contract of the rules core of issue 14 (fixed seat blocks of each round's
-shuffled deck); until that core is merged, :func:`yaniv_env.vector.verify.scalar_game`
-makes the scalar game that deals so.
+the rules core's per-round contract (fixed seat blocks of each round's shuffled deck).
 ``reset(seed)`` gives slot ``i`` the seed ``seed + i``; the games started later by
 ``autoreset`` or ``reset_games`` take the next seeds in order (``seed + B``, ``seed + B + 1``,
 ... by slot index at each step), so a run is the same whatever the timing.

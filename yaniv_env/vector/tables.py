@@ -151,7 +151,6 @@ def rule_values(rules: Rules) -> np.ndarray:
     v[R_RUN_MIN] = rules.run_min
     v[R_MAX_RUN_JOKERS] = rules.max_run_jokers
     v[R_RUN_MAX] = min(rules.hand_size, NUM_RANKS)
-    # Options of the coming rules core (issue 14); a core without them plays as if off.
     v[R_PRIVATE_WINDOWS] = rules.private_windows
     v[R_SLAM_JOKER_ON_JOKER] = rules.slam_joker_on_joker
     v[R_BEATEN_CALLER_ALONE] = rules.beaten_caller_alone
