@@ -79,7 +79,7 @@ def _batched_entrant(spec, rules: Rules):
     return None
 
 
-def batched_problem(specs: list, labels: list[str], rules: Rules, episode: str) -> str | None:
+def batched_problem(specs: list, labels: list[str], rules: Rules) -> str | None:
     """``None`` when the batched engine can play these games exactly, else why not."""
     game = game_of(rules)
     if game.name != "yaniv":
@@ -100,7 +100,7 @@ class BatchedRunner:
         self.episode = episode
         self.agents = [_batched_entrant(spec, rules) for spec in specs]
         if any(a is None for a in self.agents):
-            raise ValueError(batched_problem(specs, labels, rules, episode))
+            raise ValueError(batched_problem(specs, labels, rules))
 
     def play_jobs(
         self, jobs: list[tuple], record_until: int = 0, on_games: Callable[[int], None] | None = None

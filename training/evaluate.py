@@ -111,7 +111,7 @@ __all__ = [
 ]
 
 
-def _engine_name(engine: str, specs: list, labels: list[str], rules, episode: str, record_until: int) -> str:
+def _engine_name(engine: str, specs: list, labels: list[str], rules, record_until: int) -> str:
     """The engine that plays the games: ``"batched"`` where it can (same games, faster),
     else ``"scalar"``; ``engine="batched"`` refuses what it cannot play, saying why."""
     if engine not in ENGINES:
@@ -123,7 +123,7 @@ def _engine_name(engine: str, specs: list, labels: list[str], rules, episode: st
     else:
         from training.batched_runner import batched_problem  # loads Numba: only when it may be used
 
-        problem = batched_problem(specs, labels, rules, episode)
+        problem = batched_problem(specs, labels, rules)
     if problem is None:
         return "batched"
     if engine == "batched":
@@ -138,7 +138,7 @@ def _finish(
     start = time.perf_counter()
     record_until = replays if save_replays else 0
     desc = desc or f"{game_of(rules).name} {kind}"
-    engine_name = _engine_name(engine, specs, labels, rules, episode, record_until)
+    engine_name = _engine_name(engine, specs, labels, rules, record_until)
     records = run_jobs(
         specs, labels, rules, n, episode, jobs, workers, progress, record_until, desc, executor, engine_name
     )  # fmt: skip
