@@ -228,8 +228,8 @@ def evaluate(
     ``executor``: a ``concurrent.futures.Executor`` that plays the shards instead of the
     process pool (``yaniv eval --ray``: :class:`training.rllib.shards.RayExecutor`); the
     results are the same. ``engine``: ``"auto"`` plays on the batched engine
-    (:mod:`training.batched_runner`) when every entrant has an exact batched version and the
-    engine plays the rules, else through the AEC environment (``"scalar"``); ``"batched"``
+    (:mod:`training.batched_runner`) for Yaniv when every entrant has an exact batched
+    version and no replays are asked for, else through the AEC environment (``"scalar"``); ``"batched"``
     refuses otherwise. The games and results are the same either way."""
     rules = _common_checks(rules, num_players, games, workers, episode, game, save_replays)
     labels, specs = parse_entrants(entrants)
@@ -313,9 +313,9 @@ def main(argv: list[str] | None = None) -> int:
         "--engine",
         default="auto",
         choices=ENGINES,
-        help="auto (default): the batched engine when every agent has a batched version (random, greedy, "
-        "heuristic, trained models) and it plays the rules, else the AEC environment (scalar); the same games "
-        "and results either way",
+        help="auto (default): the batched engine for Yaniv when every agent has a batched version (random, "
+        "greedy, heuristic, trained models) and no replays are saved, else the AEC environment (scalar); the "
+        "same games and results either way",
     )
     p.add_argument(
         "--ray",
