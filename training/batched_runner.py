@@ -33,7 +33,7 @@ from yaniv_env.replay import agent_seed
 from yaniv_env.rules import Rules
 from yaniv_env.vector import REASONS, BatchedYaniv
 
-from .runner import GameRecord, _outs, build_agent, game_record
+from .runner import GameRecord, build_agent, game_outs, game_record
 
 #: Games stepped together in one process.
 BATCH_SIZE = 256
@@ -191,7 +191,7 @@ class BatchedRunner:
         return game_record(
             deal, seed, rotation, seats, results, places, res.scores[b], turns,
             truncated=bool(res.game_truncated[b] or (self.episode == "round" and results[-1].truncated)),
-            outs=_outs(self.rules, results, game_over),
+            outs=game_outs(self.rules, results, game_over),
         )  # fmt: skip
 
 

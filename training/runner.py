@@ -261,7 +261,7 @@ class _Runner:
                 getattr(g, "game_truncated", False)
                 or (results and results[-1].truncated and self.episode == self.game.part)
             ),
-            outs=_outs(self.rules, results, g.phase == engine.GAME_OVER) if yaniv else [],
+            outs=game_outs(self.rules, results, g.phase == engine.GAME_OVER) if yaniv else [],
             replay=rep,
         )  # fmt: skip
 
@@ -308,7 +308,7 @@ def game_record(
     )
 
 
-def _outs(rules: Rules, results: list[engine.RoundResult], game_over: bool) -> list:
+def game_outs(rules: Rules, results: list[engine.RoundResult], game_over: bool) -> list:
     """Who went out, when, and who was still in (for the 002 rating); ``game_over``: the
     last round ended the game."""
     outs = []
