@@ -181,3 +181,30 @@ def test_demonstrations_are_saved_reused_and_checked(tmp_path):
     data.write_bytes(data.read_bytes()[:100])
     with pytest.raises(T.ConfigError, match="not a demonstration file"):
         T.train(*T.parse_args([*args, "--run-name", "fourth"]))
+
+
+def test_collection_keeps_the_asked_decisions_with_many_envs_and_whole_games(tmp_path):
+    """Whole-game episodes on 64 environments leave tens of thousands of decisions in
+    episodes still open when the budget is reached; they are dropped, never counted, and
+    the collection runs on until the finished episodes hold the decisions asked for."""
+    from training.config import game_rules
+    from training.imitation import collect_demonstrations
+    from training.league import parse_mix
+
+    args, _ = T.parse_args(["--n-envs", "64", "--episode", "game", "--opponents", "greedy", "--no-progress"])
+    args.pretrain, args.pretrain_samples = "greedy", 3000
+    data = collect_demonstrations(args, game_rules(args), parse_mix(args.opponents), seed=3)
+    kept = len(data["act"])
+    assert kept >= 3000
+    # every kept decision belongs to a finished episode, numbered 0..episodes-1
+    assert set(np.unique(data["episode"])) == set(range(data["episodes"]))
+    assert len(data["obs"]) == len(data["mask"]) == len(data["ret"]) == kept
+    assert data["mask"][np.arange(kept), data["act"]].all()  # the teacher's moves are legal
+
+
+def test_imitating_the_advisor_itself_reports_no_departures(tmp_path, capsys):
+    args = [*TINY, "--pretrain", "heuristic", "--pretrain-samples", "300", "--pretrain-epochs", "1"]
+    assert T.main([*args, "--eval-every", "0", "--output-dir", str(tmp_path), "--run-name", "self"]) == 0
+    info = trained.read_metadata(tmp_path / "self" / "model.zip")["pretrain"]
+    assert info["teacher_departs"] == 0.0 and "held_out_departure_accuracy" not in info
+    assert "none held out to copy" in capsys.readouterr().out

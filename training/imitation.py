@@ -38,25 +38,31 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
     venv.seed(seed + 7919)
     teacher = batched(args.pretrain, seed=seed, rules=rules)
     want = args.pretrain_samples
-    size = want + 2000
-    obs_buf = np.zeros((size, *venv.observation_space.shape), dtype=np.float32)
-    mask_buf = np.zeros((size, venv.action_space.n), dtype=bool)
-    act_buf = np.zeros(size, dtype=np.int64)
-    ret_buf = np.zeros(size, dtype=np.float32)
-    episode_of = np.zeros(size, dtype=np.int64)
+    # one row per decision, in the order taken; the episodes still open when the budget is
+    # reached are dropped, so the rows are kept until then (no fixed-size buffer: with many
+    # environments and whole-game episodes the open ones hold tens of thousands of rows)
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    act_rows: list[np.ndarray] = []
+    ret_buf: list[float] = []
+    episode_of: list[int] = []
     open_steps: list[list[int]] = [[] for _ in range(n_envs)]
     open_rewards: list[list[float]] = [[] for _ in range(n_envs)]
     done_upto, n, episodes = 0, 0, 0
     bar = progress_bar(want, args.progress, f"imitation: collecting {args.pretrain}'s moves", "decisions")
     obs = venv.reset()
-    while done_upto < want and n + n_envs <= size:
+    while done_upto < want:
         masks = np.asarray(venv.env_method("action_masks"), dtype=bool)
         seen = obs[:, :-1] if args.advice else obs  # the teacher sees the environment's observation
         actions = teacher.act_batch(seen, masks)
+        obs_rows.append(np.asarray(obs, dtype=np.float32))
+        mask_rows.append(masks)
+        act_rows.append(np.asarray(actions, dtype=np.int64))
         for i in range(n_envs):
-            obs_buf[n], mask_buf[n], act_buf[n] = obs[i], masks[i], actions[i]
-            open_steps[i].append(n)
-            n += 1
+            open_steps[i].append(n + i)
+        n += n_envs
+        ret_buf.extend([0.0] * n_envs)
+        episode_of.extend([0] * n_envs)
         obs, rewards, dones, _ = venv.step(actions)
         for i in range(n_envs):
             open_rewards[i].append(float(rewards[i]))
@@ -78,6 +84,11 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
     for steps in open_steps:  # episodes cut by the sample budget are dropped
         finished[steps] = False
     keep = np.flatnonzero(finished)
+    obs_buf = np.concatenate(obs_rows)
+    mask_buf = np.concatenate(mask_rows)
+    act_buf = np.concatenate(act_rows)
+    ret_buf = np.asarray(ret_buf, dtype=np.float32)
+    episode_of = np.asarray(episode_of, dtype=np.int64)
     return {
         "obs": obs_buf[keep],
         "mask": mask_buf[keep],
@@ -234,11 +245,13 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     if args.advice:  # what the advice alone cannot give: the teacher's departures from it
         differs = act_buf != obs_buf[:, -1].astype(np.int64)
         info["teacher_departs"] = round(float(differs.mean()), 4) if len(differs) else float("nan")
-        info["held_out_departure_accuracy"] = round(accuracy(test_idx[differs[test_idx]]), 4)
-        departures = (
-            f"; the teacher departs from the advice in {info['teacher_departs']:.3f} of its decisions, "
-            f"{info['held_out_departure_accuracy']:.3f} of those (held out) are copied"
-        )
+        held_out_departures = test_idx[differs[test_idx]]
+        departures = f"; the teacher departs from the advice in {info['teacher_departs']:.3f} of its decisions"
+        if len(held_out_departures):
+            info["held_out_departure_accuracy"] = round(accuracy(held_out_departures), 4)
+            departures += f", {info['held_out_departure_accuracy']:.3f} of those (held out) are copied"
+        else:  # the teacher is the advisor (or never departs): the value net is what it learns
+            departures += " (none held out to copy)"
     log(
         f"imitation warm start: {info['samples']:,} decisions of {args.pretrain!r} ({episodes:,} episodes), "
         f"{args.pretrain_epochs} epochs; accuracy {info['train_accuracy']:.3f} (train), "
