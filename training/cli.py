@@ -1,8 +1,8 @@
-"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | bench``.
+"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | bench | ladder``.
 
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
-``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.bench``; ``yaniv <command> --help`` lists
+``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.bench``, ``training.ladder``; ``yaniv <command> --help`` lists
 a command's options and ``yaniv --version`` prints the package version.
 """
 
@@ -18,6 +18,7 @@ COMMANDS = {
     "play": ("yaniv_env.play", "play in the terminal against agents"),
     "replay": ("yaniv_env.replay", "replay a recorded game step by step"),
     "bench": ("yaniv_env.bench", "measure engine and environment speed"),
+    "ladder": ("training.ladder", "rate every baseline and shipped agent, one OpenSkill league per table"),
 }
 
 
