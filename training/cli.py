@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
-``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.bench``, ``training.ladder``; ``yaniv <command> --help`` lists
+``yaniv_env.play``, ``yaniv_env.replay``, ``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists
 a command's options and ``yaniv --version`` prints the package version.
 """
 
@@ -17,7 +17,7 @@ COMMANDS = {
     "eval": ("training.evaluate", "evaluate agents against each other with confidence intervals"),
     "play": ("yaniv_env.play", "play in the terminal against agents"),
     "replay": ("yaniv_env.replay", "replay a recorded game step by step"),
-    "bench": ("yaniv_env.bench", "measure engine and environment speed"),
+    "bench": ("training.bench", "measure engine, environment and learner speed"),
     "ladder": ("training.ladder", "rate every baseline and shipped agent, one OpenSkill league per table"),
 }
 

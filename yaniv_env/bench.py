@@ -485,11 +485,12 @@ def format_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser(prog: str = "yaniv bench") -> argparse.ArgumentParser:
+    """The options of the bench (``training.bench`` adds the learners' own)."""
     from .pis_yedili.rules import PRESETS as PIS_PRESETS
 
     parser = argparse.ArgumentParser(
-        prog="yaniv bench",
+        prog=prog,
         description="Measure Yaniv and Pis Yedili engine and environment speed with random legal play (one core).",
     )
     parser.add_argument("--players", type=int, default=2, help="players at the table (default 2)")
@@ -514,40 +515,65 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--vector",
         action="store_true",
-        help="also the vector environments, MaskablePPO and a batched heuristic-vs-greedy tournament "
+        help="also the vector environments and a batched heuristic-vs-greedy tournament "
         "(yaniv_env.vector.envs_bench), next to the single-env wrapper",
     )
     parser.add_argument("--vector-envs", type=int, default=256, help="games per vector env (default 256)")
     parser.add_argument("--tournament-games", type=int, default=1000, help="games of the tournament (default 1000)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def measure(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
+    """Every measurement ``args`` (of :func:`build_parser`) asks for; contradictory options
+    exit through ``parser.error``, a player count the rules cannot seat is a ``ValueError``."""
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
     if args.no_engine and args.no_env:
         parser.error("--no-engine and --no-env leave nothing to measure")
-    try:
-        result = run(
-            args.presets,
+    result = run(
+        args.presets,
+        args.players,
+        args.seconds,
+        None if args.no_env else args.env_preset,
+        args.seed,
+        None if args.no_pis else args.pis_preset,
+        engines=not args.no_engine,
+        batched_preset=None if args.no_batched or args.no_engine else args.batched_preset,
+    )
+    if args.vector:
+        from .vector.envs_bench import run_vector
+
+        result["vector"] = run_vector(
+            args.env_preset,
             args.players,
             args.seconds,
-            None if args.no_env else args.env_preset,
-            args.seed,
-            None if args.no_pis else args.pis_preset,
-            engines=not args.no_engine,
-            batched_preset=None if args.no_batched or args.no_engine else args.batched_preset,
+            args.vector_envs,
+            tournament_games=args.tournament_games,
+            seed=args.seed,
         )
+    return result
+
+
+def report(result: dict) -> str:
+    """The tables of :func:`measure`'s result."""
+    text = format_table(result)
+    if "vector" in result:
+        from .vector.envs_bench import format_vector
+
+        text += "\n\n" + format_vector(result["vector"])
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser("python -m yaniv_env.bench")
+    args = parser.parse_args(argv)
+    try:
+        result = measure(parser, args)
     except ValueError as e:
         print(f"yaniv bench: {e}", file=sys.stderr)
         return 2
-    if args.vector:
-        from .vector.envs_bench import format_vector, run_vector
-
-        preset = args.env_preset
-        result["vector"] = run_vector(
-            preset, args.players, args.seconds, args.vector_envs, tournament_games=args.tournament_games, seed=args.seed
-        )
-    text = format_table(result) + ("\n\n" + format_vector(result["vector"]) if args.vector else "")
-    print(json.dumps(result, indent=2) if args.json else text)
+    print(json.dumps(result, indent=2) if args.json else report(result))
     return 0
 
 

@@ -4,10 +4,6 @@
   (``num_envs`` games, a uniform random learner picking among each game's legal actions)
   and of the single-env Gymnasium wrapper (:class:`yaniv_env.gym_env.YanivGymEnv`, the same
   learner), for each opponent (``random``, ``heuristic``, the shipped trained model ``ppo``).
-* ``ppo``: MaskablePPO (default network, ``n_steps`` per env, one epoch) end to end on the
-  vector env and on the current wrapper path (a ``DummyVecEnv`` of wrappers), random
-  opponents, ``torch.set_num_threads(1)``; ``update_share`` is the fraction of the time spent
-  in PPO's update (``train()``), the rest being rollout collection.
 * ``tournament``: ``games`` ``heuristic`` vs ``greedy`` games on the batched engine (seats
   alternate), each agent acting on its whole batch at once.
 
@@ -21,7 +17,7 @@ import time
 
 import numpy as np
 
-__all__ = ["bench_vector_env", "bench_gym_learner", "bench_ppo", "bench_tournament", "run_vector"]
+__all__ = ["bench_vector_env", "bench_gym_learner", "bench_tournament", "run_vector"]
 
 
 def _learner(seed: int):
@@ -69,44 +65,6 @@ def bench_gym_learner(preset: str, players: int, opponent: str, seconds: float, 
             episodes += 1
             obs, _ = env.reset()
     return _rates(steps, time.perf_counter() - t0, time.process_time() - cpu0, episodes=episodes)
-
-
-def bench_ppo(preset: str, players: int, vector: bool, num_envs: int, timesteps: int, seed: int = 0) -> dict:
-    """MaskablePPO (default network) for ``timesteps`` learner steps, random opponents."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    torch.set_num_threads(1)
-    if vector:
-        from .envs import YanivVecEnv
-
-        venv = YanivVecEnv(preset, num_envs=num_envs, num_players=players, opponents="random")
-    else:
-        from stable_baselines3.common.vec_env import DummyVecEnv
-
-        from ..gym_env import YanivGymEnv
-
-        def make(i):
-            return lambda: YanivGymEnv(preset, num_players=players, opponents="random")
-
-        venv = DummyVecEnv([make(i) for i in range(num_envs)])
-    n_steps = max(1, 2048 // num_envs)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=256, n_epochs=1, seed=seed, verbose=0)
-    update = [0.0]
-    train = model.train
-
-    def timed_train():
-        t = time.perf_counter()
-        train()
-        update[0] += time.perf_counter() - t
-
-    model.train = timed_train
-    cpu0, t0 = time.process_time(), time.perf_counter()
-    model.learn(timesteps)
-    elapsed = time.perf_counter() - t0
-    return _rates(
-        model.num_timesteps, elapsed, time.process_time() - cpu0, update_share=update[0] / elapsed, n_steps=n_steps
-    )
 
 
 def bench_tournament(preset: str, games: int, num_envs: int, seed: int = 0) -> dict:
@@ -160,12 +118,11 @@ def run_vector(
     seconds: float = 3.0,
     num_envs: int = 256,
     opponents: tuple[str, ...] = ("random", "heuristic", "ppo"),
-    ppo_timesteps: int = 8192,
     tournament_games: int = 1000,
     seed: int = 0,
 ) -> dict:
-    """Every vector measurement (see the module docstring); ``ppo_timesteps=0`` or
-    ``tournament_games=0`` leave those out."""
+    """Every vector measurement (see the module docstring); ``tournament_games=0`` leaves
+    the tournament out. MaskablePPO's rows are the learners' (``training.bench``)."""
     import os
 
     out: dict = {"preset": preset, "players": players, "num_envs": num_envs, "load": os.getloadavg()[0]}
@@ -174,11 +131,6 @@ def run_vector(
         out["vector_env"][opp] = {
             "vector": bench_vector_env(preset, players, opp, num_envs, seconds, seed),
             "gym": bench_gym_learner(preset, players, opp, seconds, seed),
-        }
-    if ppo_timesteps:
-        out["ppo"] = {
-            "vector": bench_ppo(preset, players, True, 64, ppo_timesteps, seed),
-            "gym": bench_ppo(preset, players, False, 8, max(2048, ppo_timesteps // 4), seed),
         }
     if tournament_games:
         out["tournament"] = bench_tournament(preset, tournament_games, min(num_envs * 4, 1024), seed)
@@ -197,13 +149,6 @@ def format_vector(result: dict) -> str:
         v, g = r["vector"]["steps_per_s"], r["gym"]["steps_per_s"]
         vc, gc = (r[k]["steps"] / r[k]["cpu_seconds"] for k in ("vector", "gym"))
         lines.append(f"{opp:<28}{v:>12,.0f}{g:>12,.0f}{v / g:>8.1f}{vc:>14,.0f}{gc:>12,.0f}")
-    if "ppo" in result:
-        v, g = result["ppo"]["vector"], result["ppo"]["gym"]
-        lines.append(
-            f"{'MaskablePPO end to end':<28}{v['steps_per_s']:>12,.0f}{g['steps_per_s']:>12,.0f}"
-            f"{v['steps_per_s'] / g['steps_per_s']:>8.1f}"
-        )
-        lines.append(f"{'  share in PPO update':<28}{v['update_share']:>12.0%}{g['update_share']:>12.0%}")
     if "tournament" in result:
         t = result["tournament"]
         lines.append(

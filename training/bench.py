@@ -1,0 +1,158 @@
+"""``yaniv bench``: the measurements of :mod:`yaniv_env.bench` (engines, environments and,
+with ``--vector``, the vector environments and a batched tournament) plus, with
+``--vector``, the learners: MaskablePPO end to end.
+
+MaskablePPO rows (``--ppo-timesteps`` learner steps each, random opponents, standard
+MaskablePPO settings but ``n_steps * n_envs = 2048``, ``batch_size=256``, one epoch,
+``torch.set_num_threads(1)``):
+
+==========================  ================================================================
+row                         what runs
+==========================  ================================================================
+``vector``                  ``MaskablePPO("MlpPolicy", YanivVecEnv(..., num_envs=64))``:
+                            sb3-contrib as a user writes it, on the vector env
+``gym``                     the same on today's single-env path, a ``DummyVecEnv`` of 8
+                            Gymnasium wrappers
+``vector_lean``             the same network (two layers of 64, ``MlpPolicy``'s) and
+                            settings on the vector env, with the masked distribution of
+                            :class:`agents.networks.LeanMaskableCategorical` (no argument
+                            validation, one normalisation, inverse-CDF sampling): what
+                            ``yaniv train``'s policies use
+==========================  ================================================================
+
+Each row's profile splits the wall clock into PPO's update (``train()``), the environment
+(``step_wait``: the engine, the opponents, the observations and masks) and the rest of the
+rollout (the policy's forward pass, the masked distribution, sampling and the rollout
+buffer), timed around those calls.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from yaniv_env.bench import build_parser, measure, report
+
+#: The MaskablePPO rows: (key, label, environment, policy).
+PPO_ROWS = (
+    ("vector", "MaskablePPO, vector env (B = 64)", "vector", "MlpPolicy"),
+    ("gym", "MaskablePPO, 8 Gymnasium wrappers", "gym", "MlpPolicy"),
+    ("vector_lean", "  lean distribution, vector env", "vector", "lean"),
+)
+
+
+def _venv(preset: str, players: int, kind: str, num_envs: int):
+    if kind == "vector":
+        from yaniv_env.vector.envs import YanivVecEnv
+
+        return YanivVecEnv(preset, num_envs=num_envs, num_players=players, opponents="random")
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from yaniv_env.gym_env import YanivGymEnv
+
+    return DummyVecEnv([lambda: YanivGymEnv(preset, num_players=players, opponents="random")] * num_envs)
+
+
+def bench_ppo(preset: str, players: int, kind: str, policy: str, num_envs: int, timesteps: int, seed: int = 0) -> dict:
+    """MaskablePPO for ``timesteps`` learner steps on ``kind`` (``vector`` or ``gym``) with
+    ``policy`` (``MlpPolicy`` or ``lean``: the same network with the lean distribution);
+    the rates and the time split of the module docstring."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.networks import ActionFeaturePolicy
+
+    torch.set_num_threads(1)
+    venv = _venv(preset, players, kind, num_envs)
+    # ActionFeaturePolicy without action rules is MlpPolicy's network with the lean distribution
+    policy_class = ActionFeaturePolicy if policy == "lean" else "MlpPolicy"
+    model = MaskablePPO(policy_class, venv, n_steps=2048 // num_envs, batch_size=256, n_epochs=1, seed=seed)
+    spent = {"update": 0.0, "environment": 0.0}
+
+    def timed(what, call):
+        def run(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                spent[what] += time.perf_counter() - start
+
+        return run
+
+    model.train = timed("update", model.train)
+    venv.step_wait = timed("environment", venv.step_wait)
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    model.learn(timesteps)
+    elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
+    venv.close()
+    shares = {k: v / elapsed for k, v in spent.items()}
+    shares["forward_and_buffer"] = 1.0 - sum(shares.values())
+    return {
+        "steps_per_s": model.num_timesteps / elapsed,
+        "steps_per_cpu_s": model.num_timesteps / cpu,
+        "steps": model.num_timesteps,
+        "seconds": elapsed,
+        "cpu_seconds": cpu,
+        "num_envs": num_envs,
+        "shares": shares,
+        # kept under its old name for readers of earlier --json output
+        "update_share": shares["update"],
+    }
+
+
+def run_learners(preset: str, players: int, timesteps: int, seed: int = 0) -> dict:
+    """Every row of :data:`PPO_ROWS`."""
+    return {
+        key: bench_ppo(preset, players, kind, policy, 64 if kind == "vector" else 8, timesteps, seed)
+        for key, _, kind, policy in PPO_ROWS
+    }
+
+
+def format_learners(result: dict) -> str:
+    stock = result["vector"]["steps_per_s"]
+    lines = [
+        f"{'learner steps/s':<36}{'steps/s':>10}{'× vector':>10}{'steps/CPU s':>13}"
+        f"{'update':>8}{'env':>6}{'forward':>9}",
+    ]
+    for key, label, _, _ in PPO_ROWS:
+        r = result[key]
+        s = r["shares"]
+        lines.append(
+            f"{label:<36}{r['steps_per_s']:>10,.0f}{r['steps_per_s'] / stock:>10.2f}{r['steps_per_cpu_s']:>13,.0f}"
+            f"{s['update']:>8.0%}{s['environment']:>6.0%}{s['forward_and_buffer']:>9.0%}"
+        )
+    lines.append(
+        "update: PPO's train(); env: the environments' step; forward: the rest of the rollout "
+        "(policy forward pass, masked distribution, sampling, rollout buffer)"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    parser.add_argument(
+        "--ppo-timesteps",
+        type=int,
+        default=16_384,
+        help="with --vector: learner steps of each MaskablePPO row (0 leaves them out; default 16384)",
+    )
+    args = parser.parse_args(argv)
+    if args.ppo_timesteps < 0:
+        parser.error("--ppo-timesteps must be at least 0")
+    try:
+        result = measure(parser, args)
+    except ValueError as e:
+        print(f"yaniv bench: {e}", file=sys.stderr)
+        return 2
+    text = report(result)
+    if args.vector and args.ppo_timesteps:
+        result["vector"]["ppo"] = run_learners(args.env_preset, args.players, args.ppo_timesteps, args.seed)
+        text += "\n\n" + format_learners(result["vector"]["ppo"])
+    print(json.dumps(result, indent=2) if args.json else text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
