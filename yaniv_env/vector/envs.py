@@ -42,10 +42,14 @@ batched agents (``act_batch``); the random, greedy, heuristic and trained agents
 batch (:func:`agents.batched.batched`), any other object row by row. Instead of fixed seats,
 ``opponent_mix=[(spec, weight), ...]`` draws each other seat's opponent for every episode
 from the slot's generator (the opponents of the episode that ended are named in the SB3
-``infos[i]["opponent"]``, ``"+"``-joined in seat order, as ``yaniv train`` logs them). Episode statistics are
-SB3 ``Monitor``'s: at each episode end ``infos[i]["episode"] = {"r": return, "l": learner
-steps, "t": seconds since the environment was made}`` (the Gymnasium env: ``infos["episode"]``
-with one entry per game and ``infos["_episode"]``).
+``infos[i]["opponent"]``, ``"+"``-joined in seat order, as ``yaniv train`` logs them).
+:meth:`LearnerGames.set_pool` adds a replaceable self-play pool (``yaniv train --league``):
+from the next episodes on, each other seat is, with a given probability, a pool member drawn
+uniformly (labelled ``"pool"``), else an opponent as before; each member acts in one call per
+opponent step over all the games where it sits. Episode statistics are SB3 ``Monitor``'s: at
+each episode end ``infos[i]["episode"] = {"r": return, "l": learner steps, "t": seconds since
+the environment was made}`` (the Gymnasium env: ``infos["episode"]`` with one entry per game
+and ``infos["_episode"]``).
 """
 
 from __future__ import annotations
@@ -153,6 +157,9 @@ class LearnerGames:
         self.obs_size = self.engine.layout.size
         self.num_actions = self.engine.num_actions
         self.policies, self.labels, self._weights, self._fixed = _opponent_table(opponents, opponent_mix, n, rules)
+        self._num_baselines = len(self.policies)  # policies[:k]: the opponents; then the pool's
+        self._pool = np.zeros(0, np.int64)  # the pool members' indices into policies
+        self.pool_probability = 0.0
         self.choice = np.tile(self._fixed, (B, 1))  # [B, n - 1]: index into policies, per other seat
         self.seats = np.zeros(B, np.int64)
         self.opponent_keys = np.zeros((B, n - 1), np.uint64)
@@ -181,12 +188,22 @@ class LearnerGames:
     def _start(self, slots: np.ndarray) -> None:
         """New episodes in ``slots`` (bool [B]): seat and deal from each slot's generator, the
         opponents played up to the learner's first decision, redealt if they end it first."""
-        n = self.num_players
+        n, k, pool, p = self.num_players, self._num_baselines, self._pool, self.pool_probability
         for b in np.flatnonzero(slots):
             rng = self._slot_rngs[b]
             self.seats[b] = int(rng.integers(n)) if self.learner_seat == "random" else self.learner_seat
-            if self._weights is not None:
-                self.choice[b] = rng.choice(len(self.policies), size=n - 1, p=self._weights)
+            if len(pool):  # per seat, as training.league.OpponentSampler draws
+                for j in range(n - 1):
+                    if rng.random() < p:
+                        self.choice[b, j] = pool[int(rng.integers(len(pool)))]
+                    elif self._weights is not None:
+                        self.choice[b, j] = rng.choice(k, p=self._weights)
+                    else:
+                        self.choice[b, j] = self._fixed[j]
+            elif self._weights is not None:
+                self.choice[b] = rng.choice(k, size=n - 1, p=self._weights)
+            else:
+                self.choice[b] = self._fixed
         todo = slots.copy()
         for _ in range(MAX_REDEALS):
             rows = np.flatnonzero(todo)
@@ -228,17 +245,55 @@ class LearnerGames:
             current = self.engine.current
             index = current - (current > self.seats)  # opponent j plays the j-th other seat
             actions = np.full(B, -1, np.int64)
-            for j in range(self.num_players - 1):
-                at_j = waiting & (index == j)
-                for k in np.unique(self.choice[at_j, j]):
-                    sel = np.flatnonzero(at_j & (self.choice[:, j] == k))
-                    actions[sel] = self.policies[k].act_batch(obs[sel], masks[sel], self.opponent_keys[sel, j])
+            rows_waiting = np.flatnonzero(waiting)
+            j = index[rows_waiting]
+            acting = self.choice[rows_waiting, j]  # the policy of each waiting game's acting seat
+            keys = self.opponent_keys[rows_waiting, j]
+            for k in np.unique(acting):  # one call per policy, wherever it sits
+                at = acting == k
+                sel = rows_waiting[at]
+                actions[sel] = self.policies[k].act_batch(obs[sel], masks[sel], keys[at])
             r, o, t = self._engine_step(actions, waiting)
             more += r
             over |= o
             trunc |= t
             waiting &= ~o & (self.engine.current != self.seats)
         return more, over, trunc
+
+    def set_pool(self, policies: Sequence, probability: float, label: str = "pool") -> int:
+        """Replace the self-play pool by ``policies`` (agent names or objects, batched by the
+        policy registry: objects with ``act_batch`` are used as they are) and the probability
+        that an other seat is drawn from it. From the next episodes on, each other seat is,
+        with probability ``probability`` when the pool is not empty, a pool member drawn
+        uniformly (labelled ``label``), else an opponent of the mix (or its fixed one). The
+        episodes under way keep their opponents (members that left the pool play them out).
+        Returns the pool's size."""
+        probability = float(probability)
+        if not 0.0 <= probability <= 1.0:
+            raise ValueError(f"the pool probability must be in [0, 1], got {probability!r}")
+        pool = [batched_policy(spec, rules=self.rules) for spec in policies]
+        k, old = self._num_baselines, self.policies
+        position = {id(member): i for i, member in enumerate(pool)}
+        seated = set(np.unique(self.choice).tolist())
+        lingering = [i for i in range(k, len(old)) if i in seated and id(old[i]) not in position]
+        start = k + len(lingering)
+        remap = np.arange(len(old))  # old index -> new index (members neither seated nor kept: unused)
+        for i, m in enumerate(lingering):
+            remap[m] = k + i
+        for i in range(k, len(old)):
+            if id(old[i]) in position:
+                remap[i] = start + position[id(old[i])]
+        self.choice = remap[self.choice]
+        self.policies = old[:k] + [old[i] for i in lingering] + pool
+        self.labels = self.labels[:k] + [self.labels[i] for i in lingering] + [label] * len(pool)
+        self._pool = np.arange(start, start + len(pool), dtype=np.int64)
+        self.pool_probability = probability
+        return len(pool)
+
+    @property
+    def pool(self) -> list:
+        """The batched policies of the self-play pool (:meth:`set_pool`)."""
+        return [self.policies[i] for i in self._pool]
 
     def opponent_label(self, slot: int) -> str:
         """The opponents of the episode under way in ``slot`` (``"+"``-joined, seat order)."""
@@ -329,6 +384,10 @@ class YanivVectorEnv(gymnasium.vector.VectorEnv):
         """bool ``[B, A]``: the learners' legal actions (for masked policies)."""
         return self.games.action_masks()
 
+    def set_pool(self, policies: Sequence, probability: float, label: str = "pool") -> int:
+        """:meth:`LearnerGames.set_pool`: a self-play pool seated from the next episodes on."""
+        return self.games.set_pool(policies, probability, label)
+
 
 def _sb3_vecenv_base():
     from stable_baselines3.common.vec_env import VecEnv
@@ -383,11 +442,19 @@ class YanivVecEnv(_sb3_vecenv_base()):
         """bool ``[B, A]``: the learners' legal actions."""
         return self.games.action_masks()
 
+    def set_pool(self, policies: Sequence, probability: float, label: str = "pool") -> int:
+        """:meth:`LearnerGames.set_pool`: a self-play pool seated from the next episodes on
+        (through ``env_method("set_pool", ...)`` too: once for the batch)."""
+        return self.games.set_pool(policies, probability, label)
+
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         if method_name == "action_masks":
             # sb3_contrib's get_action_masks stacks what this returns: rows of one array
             masks = self.games.action_masks()
             return masks if indices is None else masks[self._get_indices(indices)]
+        if method_name == "set_pool":  # one pool for the whole batch: set it once
+            size = self.set_pool(*method_args, **method_kwargs)
+            return [size for _ in self._get_indices(indices)]
         return [getattr(self, method_name)(*method_args, **method_kwargs) for _ in self._get_indices(indices)]
 
     def get_attr(self, attr_name: str, indices=None) -> list:
