@@ -19,6 +19,8 @@ from functools import lru_cache
 
 import numba
 import numpy as np
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 from yaniv_env import Rules
 from yaniv_env.actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE, action_table
@@ -120,10 +122,33 @@ W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX, W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_EN
 R_CALL_MAX, R_PENALTY, R_EMPTY_WINS, R_RUN_MIN, R_RUN_JOKERS, R_ENDS_OK, R_HAND_SIZE = range(7)
 
 
+@intrinsic
+def _borrowed(typingctx, arr):
+    """``arr`` without its reference count (a view whose meminfo is null): Numba's atomic
+    increments and decrements of it, one pair per array argument of every helper call even
+    inlined, become no-ops. Only for arrays that a caller keeps alive meanwhile."""
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, value=args[0])
+        dst = context.make_array(sig.return_type)(context, builder)
+        populate_array(dst, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None)
+        return dst._getvalue()
+
+    return arr(arr), codegen
+
+
 # -- hand arithmetic ---------------------------------------------------------------------------
+#
+# Speed: the row loop (:func:`_decide_range`) works on borrowed arrays (:func:`_borrowed`)
+# and its helpers are inlined (``inline="always"``) and take scratch arrays at offsets, never
+# slices or fresh arrays. With owned arrays, every array argument of every helper call (inlined
+# or not) and every slice cost an atomic reference-count increment and decrement: more than
+# half of a decision's time. Scratch ints (``sc``, :data:`SCRATCH` ints per block): by rank
+# (13), by suit (4), kinds present (52), a suit's ranks (13); block 0 holds the parts of the
+# hand being drawn to (:func:`_parts`), block 1 serves whole hand costs.
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _total(hand, m):
     t = 0
     for i in range(m):
@@ -131,9 +156,9 @@ def _total(hand, m):
     return t
 
 
-@numba.njit(cache=True)
-def _suit_run(present, s, in_suit, J, mu, ir, rs):
-    """The best run of suit ``s`` (``value + mu·length``), -1 if none; ``present``: the
+@numba.njit(cache=True, inline="always")
+def _suit_run(sc, o, s, in_suit, J, mu, ir):
+    """The best run of suit ``s`` (``value + mu·length``), -1 if none; ``sc[o + 17:]``: the
     kinds held (52), ``in_suit``: the suit's cards (duplicates counted)."""
     best = -1.0
     run_min = ir[R_RUN_MIN]
@@ -141,16 +166,18 @@ def _suit_run(present, s, in_suit, J, mu, ir, rs):
         return best
     ends_ok = ir[R_ENDS_OK] != 0
     cap = ir[R_HAND_SIZE]
+    rs = o + 69
+    present = o + 17 + s * 13
     nr = 0
     for r in range(13):
-        if present[s * 13 + r]:
-            rs[nr] = r
+        if sc[present + r]:
+            sc[rs + nr] = r
             nr += 1
     for i in range(nr):
-        lo = rs[i]
+        lo = sc[rs + i]
         vsum = 0
         for j in range(i, nr):
-            hi = rs[j]
+            hi = sc[rs + j]
             vsum += VALUE[hi]
             span = hi - lo + 1
             gaps = span - (j - i + 1)
@@ -164,14 +191,15 @@ def _suit_run(present, s, in_suit, J, mu, ir, rs):
     return best
 
 
-@numba.njit(cache=True)
-def _count(hand, m, mu, scratch):
-    """``hand[:m]`` by rank (``scratch[0:13]``), by suit (``[13:17]``) and kinds present
+@numba.njit(cache=True, inline="always")
+def _count(hand, m, mu, sc, o):
+    """``hand[:m]`` by rank (``sc[o:o + 13]``), by suit (``[13:17]``) and kinds present
     (``[17:69]``); returns its jokers and the best single-card term of best_removed (the
     scalar's max is over a set of exact values: any order gives the same float)."""
     best = -1.0
     jokers = 0
-    scratch[:69] = 0
+    for i in range(69):
+        sc[o + i] = 0
     for i in range(m):
         k = hand[i]
         if k == JOKER:
@@ -180,54 +208,49 @@ def _count(hand, m, mu, scratch):
         v = VALUE[k]
         if v + mu > best:
             best = v + mu
-        scratch[RANKS[k]] += 1
-        scratch[13 + SUITS[k]] += 1
-        scratch[17 + k] = 1
+        sc[o + RANKS[k]] += 1
+        sc[o + 13 + SUITS[k]] += 1
+        sc[o + 17 + k] = 1
     if jokers and mu > best:
         best = mu
     return jokers, best
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _group(g, r, mu):
     """A same-rank group's term (-1 for fewer than two cards)."""
     return g * (VALUE[r] + mu) if g > 1 else -1.0
 
 
-@numba.njit(cache=True)
-def _best_removed(hand, m, mu, ir, scratch):
-    """Context.best_removed over ``hand[:m]`` (``scratch``: SCRATCH ints, no allocation)."""
-    jokers, best = _count(hand, m, mu, scratch)
+@numba.njit(cache=True, inline="always")
+def _best_removed(hand, m, mu, ir, sc, o):
+    """Context.best_removed over ``hand[:m]`` (scratch block at ``sc[o:]``)."""
+    jokers, best = _count(hand, m, mu, sc, o)
     for r in range(13):
-        x = _group(scratch[r], r, mu)
+        x = _group(sc[o + r], r, mu)
         if x > best:
             best = x
     if m >= ir[R_RUN_MIN]:
         J = min(jokers, ir[R_RUN_JOKERS])
         for s in range(4):
-            x = _suit_run(scratch[17:69], s, scratch[13 + s], J, mu, ir, scratch[69:82])
+            x = _suit_run(sc, o, s, sc[o + 13 + s], J, mu, ir)
             if x > best:
                 best = x
     return best
 
 
-@numba.njit(cache=True)
-def _best_after(hand, m, mu, ir, scratch):
-    if m == 0:
-        return 0.0
-    return _total(hand, m) + mu * m - _best_removed(hand, m, mu, ir, scratch)
-
-
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _beaten(beat, t):
     return beat[t] if t < beat.shape[0] else beat[beat.shape[0] - 1]
 
 
-@numba.njit(cache=True)
-def _hand_cost(hand, m, beat, pe, mu, ir, scratch):
+@numba.njit(cache=True, inline="always")
+def _hand_cost(hand, m, beat, pe, mu, ir, sc, o):
     """HeuristicPolicy.hand_cost of ``hand[:m]``."""
     total = _total(hand, m)
-    after = _best_after(hand, m, mu, ir, scratch)
+    after = 0.0
+    if m:
+        after = total + mu * m - _best_removed(hand, m, mu, ir, sc, o)
     if total <= ir[R_CALL_MAX]:
         c = _beaten(beat, total) * (total + ir[R_PENALTY])
         if c < after:
@@ -235,7 +258,7 @@ def _hand_cost(hand, m, beat, pe, mu, ir, scratch):
     return pe * total + (1.0 - pe) * after
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _near_kinds(hand, m, near):
     """_near_kinds of ``hand[:m]`` as a mask over the card kinds."""
     near[:] = False
@@ -263,73 +286,123 @@ def _near_kinds(hand, m, near):
                         near[s * 13 + r + dr] = True
 
 
-@numba.njit(cache=True)
-def _stock_cost(hand, m, pool, pool_total, beat, pe, mu, ir, near, scratch):
-    """HeuristicPolicy.stock_cost of ``hand[:m]`` (``hand`` has room for one more card)."""
+# float scratch (``fs``): by value (11), each rank's best other group (13), each suit's best other run (4)
+F_BY_VALUE, F_GX, F_RX = 0, 11, 24
+F_SCRATCH = 28
+
+
+@numba.njit(cache=True, inline="always")
+def _parts(hand, m, mu, ir, sc, fs):
+    """best_removed of ``hand[:m]`` and what best_removed of ``hand`` plus one non-joker card
+    needs from ``hand`` (block 0 of ``sc``, ``fs[F_GX:]``, ``fs[F_RX:]``): only the new card's
+    single, its rank's group and its suit's runs change (max over a set of exact values, in
+    any order). Returns ``(best_removed, singles, J)``."""
+    jokers, singles = _count(hand, m, mu, sc, 0)
+    g1 = -1.0  # the best and second-best groups (every term below -1 loses to the singles)
+    g2 = -1.0
+    i1 = -1
+    for r in range(13):
+        x = _group(sc[r], r, mu)
+        if x > g1:
+            g2 = g1
+            g1 = x
+            i1 = r
+        elif x > g2:
+            g2 = x
+    for r in range(13):
+        g = g2 if r == i1 else g1
+        fs[F_GX + r] = g if g > singles else singles
+    best = singles if singles > g1 else g1
+    J = min(jokers, ir[R_RUN_JOKERS])
+    r0 = _suit_run(sc, 0, 0, sc[13], J, mu, ir)
+    r1 = _suit_run(sc, 0, 1, sc[14], J, mu, ir)
+    r2 = _suit_run(sc, 0, 2, sc[15], J, mu, ir)
+    r3 = _suit_run(sc, 0, 3, sc[16], J, mu, ir)
+    fs[F_RX + 0] = max(r1, r2, r3)
+    fs[F_RX + 1] = max(r0, r2, r3)
+    fs[F_RX + 2] = max(r0, r1, r3)
+    fs[F_RX + 3] = max(r0, r1, r2)
+    if m >= ir[R_RUN_MIN]:
+        runs = max(r0, fs[F_RX])
+        if runs > best:
+            best = runs
+    return best, singles, J
+
+
+@numba.njit(cache=True, inline="always")
+def _plus_cost(k, m, total, singles, J, beat, pe, mu, ir, sc, fs):
+    """HeuristicPolicy.hand_cost of the hand of :func:`_parts` (``m`` cards, ``total``) plus
+    the non-joker card ``k``."""
+    r, s = RANKS[k], SUITS[k]
+    v = VALUE[k]
+    best = fs[F_GX + r]
+    if v + mu > best:
+        best = v + mu
+    x = _group(sc[r] + 1, r, mu)
+    if x > best:
+        best = x
+    if m + 1 >= ir[R_RUN_MIN]:
+        x = fs[F_RX + s]
+        if x > best:
+            best = x
+        held = sc[17 + k]
+        sc[17 + k] = 1
+        x = _suit_run(sc, 0, s, sc[13 + s] + 1, J, mu, ir)
+        sc[17 + k] = held
+        if x > best:
+            best = x
+    tk = total + v
+    after = tk + mu * (m + 1) - best
+    if tk <= ir[R_CALL_MAX]:
+        x = _beaten(beat, tk) * (tk + ir[R_PENALTY])
+        if x < after:
+            after = x
+    return pe * tk + (1.0 - pe) * after
+
+
+@numba.njit(cache=True, inline="always")
+def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, pe, mu, ir, near, sc, fs, costs):
+    """The costs of drawing to ``hand[:m]`` (room for one more card): HeuristicPolicy.stock_cost
+    if ``stock`` (returned; else 0) and the hand_cost of taking each of ``takes[:n_takes]``
+    (into ``costs``)."""
+    total = _total(hand, m)
+    br, singles, J = _parts(hand, m, mu, ir, sc, fs)
+    for j in range(n_takes):
+        k = takes[j]
+        if k == JOKER:
+            hand[m] = k
+            costs[j] = _hand_cost(hand, m + 1, beat, pe, mu, ir, sc, SCRATCH)
+        else:
+            costs[j] = _plus_cost(k, m, total, singles, J, beat, pe, mu, ir, sc, fs)
+    if not stock:
+        return 0.0
     if pool_total <= 0:
-        return _hand_cost(hand, m, beat, pe, mu, ir, scratch)
-    by_value = np.zeros(11)
+        return _hand_cost(hand, m, beat, pe, mu, ir, sc, SCRATCH)
+    for v in range(11):
+        fs[F_BY_VALUE + v] = 0.0
     acc = 0.0
     _near_kinds(hand, m, near)
-    total = _total(hand, m)
-    # best_removed(hand + k) from hand's parts: only k's single, its rank's group and its
-    # suit's runs change (the joker, which changes every run, is recomputed whole)
-    parts = scratch[SCRATCH:]
-    jokers, singles = _count(hand, m, mu, parts)
-    groups = np.empty(13)
-    for r in range(13):
-        groups[r] = _group(parts[r], r, mu)
-    J = min(jokers, ir[R_RUN_JOKERS])
-    runs = np.empty(4)
-    for s in range(4):
-        runs[s] = _suit_run(parts[17:69], s, parts[13 + s], J, mu, ir, parts[69:82])
-    runs_on = m + 1 >= ir[R_RUN_MIN]
     for k in range(NUM_KINDS):
         c = pool[k]
         if not c:
             continue
         if not near[k]:
-            by_value[VALUE[k]] += c
+            fs[F_BY_VALUE + VALUE[k]] += c
             continue
         if k == JOKER:
             hand[m] = k
-            acc += c * _hand_cost(hand, m + 1, beat, pe, mu, ir, scratch)
+            acc += c * _hand_cost(hand, m + 1, beat, pe, mu, ir, sc, SCRATCH)
             continue
-        r, s = RANKS[k], SUITS[k]
-        best = singles
-        if VALUE[k] + mu > best:
-            best = VALUE[k] + mu
-        for r2 in range(13):
-            x = _group(parts[r2] + 1, r2, mu) if r2 == r else groups[r2]
-            if x > best:
-                best = x
-        if runs_on:
-            for s2 in range(4):
-                if s2 == s:
-                    held = parts[17 + k]
-                    parts[17 + k] = 1
-                    x = _suit_run(parts[17:69], s, parts[13 + s] + 1, J, mu, ir, parts[69:82])
-                    parts[17 + k] = held
-                else:
-                    x = runs[s2]
-                if x > best:
-                    best = x
-        tk = total + VALUE[k]
-        after = tk + mu * (m + 1) - best
-        if tk <= ir[R_CALL_MAX]:
-            x = _beaten(beat, tk) * (tk + ir[R_PENALTY])
-            if x < after:
-                after = x
-        acc += c * (pe * tk + (1.0 - pe) * after)
+        acc += c * _plus_cost(k, m, total, singles, J, beat, pe, mu, ir, sc, fs)
     call_max = ir[R_CALL_MAX]
     penalty = ir[R_PENALTY]
     drop_new = 0.0
     keep_new = 0.0
     if m:
         drop_new = total + mu * m
-        keep_new = _best_after(hand, m, mu, ir, scratch) + mu
+        keep_new = total + mu * m - br + mu
     for v in range(11):
-        c = by_value[v]
+        c = fs[F_BY_VALUE + v]
         if c:
             tv = total + v
             if m:
@@ -346,13 +419,14 @@ def _stock_cost(hand, m, pool, pool_total, beat, pe, mu, ir, near, scratch):
     return acc / pool_total
 
 
-@numba.njit(cache=True)
-def _combines(card, known, m):
+@numba.njit(cache=True, inline="always")
+def _combines(card, known, r0, m):
+    """agents.common.combines of ``card`` with ``known[r0, :m]``."""
     if card == JOKER:
         return m > 0
     r, s = RANKS[card], SUITS[card]
     for i in range(m):
-        k = known[i]
+        k = known[r0, i]
         if k == JOKER:
             return True
         if RANKS[k] == r:
@@ -365,18 +439,7 @@ def _combines(card, known, m):
 # -- estimates ---------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
-def _weighted(hist, bias):
-    w = np.empty(11)
-    for v in range(11):
-        w[v] = hist[v] * math.exp(-bias * v)
-    if not _normalise(w) > 0:
-        w[:] = 0.0
-        w[0] = 1.0
-    return w
-
-
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _normalise(x):
     """Divide ``x`` by its sum (summed left to right, as Python's ``sum``) when positive; return the sum."""
     s = 0.0
@@ -388,47 +451,58 @@ def _normalise(x):
     return s
 
 
-@numba.njit(cache=True)
-def _sum_cdf(base, unknown, hist, cap):
-    out = np.zeros(cap + 1)
+@numba.njit(cache=True, inline="always")
+def _weighted(hist, bias, w):
+    """``w``: the pool's value distribution weighted by ``exp(-bias·v)``."""
+    for v in range(11):
+        w[v] = hist[v] * math.exp(-bias * v)
+    if not _normalise(w) > 0:
+        w[:] = 0.0
+        w[0] = 1.0
+
+
+@numba.njit(cache=True, inline="always")
+def _sum_cdf(base, unknown, hist, cap, out, dist):
+    """``out[:cap + 1]``: ``P(base + sum of unknown cards <= t)`` (``dist``: [2, cap + 1] scratch)."""
     if base > cap:
-        return out
-    dist = np.zeros(cap + 1)
-    dist[base] = 1.0
+        out[:] = 0.0
+        return
+    dist[0, :] = 0.0
+    dist[0, base] = 1.0
+    src = 0
     for _ in range(unknown):
-        new = np.zeros(cap + 1)
+        dst = 1 - src
+        dist[dst, :] = 0.0
         for t in range(cap + 1):
-            pt = dist[t]
+            pt = dist[src, t]
             if pt:
                 for v in range(min(10, cap - t) + 1):
-                    new[t + v] += pt * hist[v]
-        dist = new
+                    dist[dst, t + v] += pt * hist[v]
+        src = dst
     acc = 0.0
     for t in range(cap + 1):
-        acc += dist[t]
+        acc += dist[src, t]
         out[t] = acc
-    return out
 
 
-@numba.njit(cache=True)
-def _hist(pool, deck_counts):
+@numba.njit(cache=True, inline="always")
+def _hist(pool, deck_counts, hist):
     """The unseen pool's value distribution (the deck's when the pool is empty)."""
-    hist = np.zeros(11)
+    hist[:] = 0.0
     for k in range(NUM_KINDS):
         if pool[k]:
             hist[VALUE[k]] += pool[k]
     if _normalise(hist) > 0:
-        return hist
+        return
     for k in range(NUM_KINDS):
         hist[VALUE[k]] += deck_counts[k]
     _normalise(hist)
-    return hist
 
 
 # -- the decision ------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def first_legal(masks, b):
     """The lowest legal action of row ``b`` (-1 if none)."""
     for a in range(masks.shape[1]):
@@ -437,7 +511,7 @@ def first_legal(masks, b):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _less(c1, a1, d1, c2, a2, d2):
     """``(c1, a1, d1) < (c2, a2, d2)`` as Python compares tuples."""
     if c1 != c2:
@@ -448,28 +522,61 @@ def _less(c1, a1, d1, c2, a2, d2):
 
 
 @numba.njit(cache=True)
-def _decide_rows(
-    obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
-    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
+def _scratch(n, cap, card_end, num_moves, num_actions):
+    """The work arrays of :func:`_decide_range` (one set per thread)."""
+    ints = (
+        np.empty(MAX_HAND, np.int64),  # hand
+        np.empty(MAX_HAND, np.int64),  # rest
+        np.zeros(n, np.int64),  # n_known
+        np.empty(NUM_KINDS, np.int64),  # pool
+        np.zeros(2 * SCRATCH, np.int64),  # sc
+        np.empty(card_end, np.int64),  # row
+        np.empty(NUM_KINDS, np.int64),  # takes
+        np.full(num_moves, -1, np.int64),  # move_a
+        np.empty(num_actions, np.int64),  # moves
+    )
+    floats = (
+        np.zeros(F_SCRATCH),  # fs
+        np.empty(NUM_KINDS),  # costs
+        np.empty(num_moves),  # move_lc
+        np.empty(11),  # hist
+        np.empty(11),  # weighted
+        np.empty(cap + 1),  # cdf
+        np.empty(cap + 1),  # not_beaten
+        np.empty(cap + 1),  # beat
+    )
+    return ints, floats, np.empty((n, MAX_HAND), np.int64), np.empty((2, cap + 1)), np.zeros(NUM_KINDS, np.bool_)
+
+
+@numba.njit(cache=True)
+def _decide_range(
+    lo, hi, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
+    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
 ):  # fmt: skip
-    B = masks.shape[0]
+    """The decisions of rows ``lo..hi - 1`` (each row on its own: any split gives the same);
+    ``scratch``: :func:`_scratch`. Every array is used borrowed (see :func:`_borrowed`): the
+    caller holds them."""
+    obs, card_starts = _borrowed(obs), _borrowed(card_starts)
+    hand_sizes, alive = _borrowed(hand_sizes), _borrowed(alive)
+    caller, stock, turns, phase = _borrowed(caller), _borrowed(stock), _borrowed(turns), _borrowed(phase)
+    masks, w, ir, deck_counts = _borrowed(masks), _borrowed(w), _borrowed(ir), _borrowed(deck_counts)
+    disc_counts, disc_takeable = _borrowed(disc_counts), _borrowed(disc_takeable)
+    disc_n_takeable, disc_move, out = _borrowed(disc_n_takeable), _borrowed(disc_move), _borrowed(out)
+    ints, floats, known, dist, near = scratch
+    known, dist, near = _borrowed(known), _borrowed(dist), _borrowed(near)
+    hand, rest, n_known, pool = _borrowed(ints[0]), _borrowed(ints[1]), _borrowed(ints[2]), _borrowed(ints[3])
+    sc, row, takes, move_a, moves = (_borrowed(ints[4]), _borrowed(ints[5]), _borrowed(ints[6]), _borrowed(ints[7]),
+                                     _borrowed(ints[8]))  # fmt: skip
+    fs, costs, move_lc, hist = _borrowed(floats[0]), _borrowed(floats[1]), _borrowed(floats[2]), _borrowed(floats[3])
+    weighted, cdf, not_beaten, beat = (_borrowed(floats[4]), _borrowed(floats[5]), _borrowed(floats[6]),
+                                       _borrowed(floats[7]))  # fmt: skip
     A = masks.shape[1]
     cap = ir[R_CALL_MAX]
     mu = w[W_MU]
     lw = w[W_LEAVE]
-    hand = np.empty(MAX_HAND, np.int64)
-    rest = np.empty(MAX_HAND, np.int64)
-    known = np.empty((n, MAX_HAND), np.int64)
-    n_known = np.zeros(n, np.int64)
-    pool = np.empty(NUM_KINDS, np.int64)
-    near = np.zeros(NUM_KINDS, np.bool_)
-    scratch = np.empty(2 * SCRATCH, np.int64)
-    row = np.empty(card_end, np.int64)
-    move_lc = np.empty(num_moves)
-    move_a = np.empty(num_moves, np.int64)
     h_start, t_start, top_start = card_starts[0], card_starts[1], card_starts[2]
     p_start, d_start, o_start = card_starts[3], card_starts[4], card_starts[5]
-    for b in range(B):
+    for b in range(lo, hi):
         first = first_legal(masks, b)
         out[b] = first
         if first < 0:
@@ -515,7 +622,7 @@ def _decide_rows(
         pool_total = 0
         for k in range(NUM_KINDS):
             pool_total += pool[k]
-        hist = _hist(pool, deck_counts)
+        _hist(pool, deck_counts, hist)
         # bias_at
         n_alive = 0
         for r in range(n):
@@ -523,7 +630,7 @@ def _decide_rows(
         bias = w[W_BIAS] + w[W_BIAS_TURN] * turns[b] / max(1, n_alive)
         if not bias < w[W_BIAS_MAX]:
             bias = w[W_BIAS_MAX]
-        weighted = _weighted(hist, bias)
+        _weighted(hist, bias, weighted)
         if ph == 3:  # should_asaf
             act = PASS
             cr = caller[b]
@@ -532,7 +639,7 @@ def _decide_rows(
                 for i in range(n_known[cr] if cr > 0 else 0):
                     kt += VALUE[known[cr, i]]
                 unknown = hand_sizes[b, cr] - (n_known[cr] if cr > 0 else 0)
-                cdf = _sum_cdf(kt, max(0, unknown), weighted, cap)
+                _sum_cdf(kt, max(0, unknown), weighted, cap, cdf, dist)
                 z = cdf[cap]
                 if z <= 0:
                     act = ASAF
@@ -551,7 +658,7 @@ def _decide_rows(
         mean_w = 0.0
         for v in range(11):
             mean_w += v * weighted[v]
-        not_beaten = np.ones(cap + 1)
+        not_beaten[:] = 1.0
         not_end = 1.0
         gain = 0.0
         for r in range(1, n):
@@ -563,13 +670,14 @@ def _decide_rows(
             unknown = hand_sizes[b, r] - n_known[r]
             if unknown < 0:
                 unknown = 0
-            cdf = _sum_cdf(base, unknown, weighted, cap)
+            _sum_cdf(base, unknown, weighted, cap, cdf, dist)
             for t in range(cap + 1):
                 not_beaten[t] *= 1.0 - cdf[t]
             gain += base + unknown * mean_w
             p_low = cdf[cap] * w[W_END]
             not_end *= 1.0 - (p_low if p_low < 1.0 else 1.0)
-        beat = 1.0 - not_beaten
+        for t in range(cap + 1):
+            beat[t] = 1.0 - not_beaten[t]
         pe = 1.0 - not_end
         if ph == 2:  # slam
             drawn = -1
@@ -591,25 +699,32 @@ def _decide_rows(
                 out[b] = -2
                 continue
             empties = mr == 0 and ir[R_EMPTY_WINS] != 0  # emptying the hand wins: no costs needed
-            lowers = empties or _hand_cost(rest, mr, beat, pe, mu, ir, scratch) <= _hand_cost(
-                hand, m, beat, pe, mu, ir, scratch
+            lowers = empties or _hand_cost(rest, mr, beat, pe, mu, ir, sc, 0) <= _hand_cost(
+                hand, m, beat, pe, mu, ir, sc, 0
             )
             out[b] = SLAM if lowers else PASS
             continue
         if ph == 1:  # draw: least (cost, action) over the stock and the legal takes
-            bc = 0.0
-            ba = -1
-            if masks[b, DRAW_STOCK]:
-                rest[:m] = hand[:m]
-                bc = _stock_cost(rest, m, pool, pool_total, beat, pe, mu, ir, near, scratch)
-                ba = DRAW_STOCK
+            n_takes = 0
             for a in range(TAKE_BASE, DISCARD_BASE):
                 if masks[b, a]:
-                    hand[m] = a - TAKE_BASE
-                    cost = _hand_cost(hand, m + 1, beat, pe, mu, ir, scratch)
-                    if ba < 0 or _less(cost, a, 0, bc, ba, 0):
-                        bc = cost
-                        ba = a
+                    takes[n_takes] = a - TAKE_BASE
+                    n_takes += 1
+            draw_stock = masks[b, DRAW_STOCK]
+            rest[:m] = hand[:m]
+            sc_cost = _draw_costs(
+                rest, m, draw_stock, pool, pool_total, takes, n_takes, beat, pe, mu, ir, near, sc, fs, costs
+            )
+            bc = 0.0
+            ba = -1
+            if draw_stock:
+                bc = sc_cost
+                ba = DRAW_STOCK
+            for j in range(n_takes):
+                a = TAKE_BASE + takes[j]
+                if ba < 0 or _less(costs[j], a, 0, bc, ba, 0):
+                    bc = costs[j]
+                    ba = a
             if ba >= 0:
                 out[b] = ba
             continue
@@ -620,7 +735,7 @@ def _decide_rows(
             if alive[b, r]:
                 nxt = r
                 break
-        move_a[:] = -1
+        n_moves = 0
         for a in range(DISCARD_BASE, A):
             if not masks[b, a]:
                 continue
@@ -634,23 +749,33 @@ def _decide_rows(
                         u = 4.0 - VALUE[card]
                         if u < 0.0:
                             u = 0.0
-                        if n_known[nxt] and _combines(card, known[nxt], n_known[nxt]):
+                        if n_known[nxt] and _combines(card, known, nxt, n_known[nxt]):
                             u += 3.0
                         if u > worst:
                             worst = u
                 lc = worst * lw
             mv = disc_move[i]
-            if move_a[mv] < 0 or lc < move_lc[mv]:
+            if move_a[mv] < 0:
+                moves[n_moves] = mv
+                n_moves += 1
                 move_lc[mv] = lc
                 move_a[mv] = a
+            elif lc < move_lc[mv]:
+                move_lc[mv] = lc
+                move_a[mv] = a
+        n_takes = 0
+        for k in range(NUM_KINDS):
+            if row[t_start + k] > 0:
+                takes[n_takes] = k
+                n_takes += 1
         pc = 0.0
         pa = -1
         pd = -1
         bad = False
-        for mv in range(num_moves):
+        for j in range(n_moves):  # plans compare as whole (cost, discard, draw) keys: any move order
+            mv = moves[j]
             a = move_a[mv]
-            if a < 0:
-                continue
+            move_a[mv] = -1
             lc = move_lc[mv]
             i = a - DISCARD_BASE
             mr = 0
@@ -665,16 +790,17 @@ def _decide_rows(
                 if pa < 0 or _less(EMPTY_HAND_COST, a, DRAW_STOCK, pc, pa, pd):
                     pc, pa, pd = EMPTY_HAND_COST, a, DRAW_STOCK
                 continue
+            sc_cost = _draw_costs(
+                rest, mr, stock_ok, pool, pool_total, takes, n_takes, beat, pe, mu, ir, near, sc, fs, costs
+            )
             if stock_ok:
-                cost = _stock_cost(rest, mr, pool, pool_total, beat, pe, mu, ir, near, scratch) + lc
+                cost = sc_cost + lc
                 if pa < 0 or _less(cost, a, DRAW_STOCK, pc, pa, pd):
                     pc, pa, pd = cost, a, DRAW_STOCK
-            for k in range(NUM_KINDS):
-                if row[t_start + k] > 0:
-                    rest[mr] = k
-                    cost = _hand_cost(rest, mr + 1, beat, pe, mu, ir, scratch) + lc
-                    if pa < 0 or _less(cost, a, TAKE_BASE + k, pc, pa, pd):
-                        pc, pa, pd = cost, a, TAKE_BASE + k
+            for jt in range(n_takes):
+                cost = costs[jt] + lc
+                if pa < 0 or _less(cost, a, TAKE_BASE + takes[jt], pc, pa, pd):
+                    pc, pa, pd = cost, a, TAKE_BASE + takes[jt]
         if bad:
             out[b] = -2
             continue
@@ -690,6 +816,18 @@ def _decide_rows(
                     continue
         if pa >= 0:
             out[b] = pa
+
+
+@numba.njit(cache=True)
+def _decide_rows(
+    obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
+    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
+):  # fmt: skip
+    scratch = _scratch(n, ir[R_CALL_MAX], card_end, num_moves, masks.shape[1])
+    _decide_range(
+        0, masks.shape[0], obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase,
+        masks, n, w, ir, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
+    )  # fmt: skip
 
 
 def heuristic_batch(obs: np.ndarray, masks: np.ndarray, tables: HeuristicTables, w: np.ndarray) -> np.ndarray:
