@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..rules import PRESETS, Rules, get_rules
@@ -36,21 +36,27 @@ def run_configs(
     check: Callable[..., object],
     failure: type[Exception],
     players: list[int],
-    batch: int,
+    batch: int | None,
+    options: Sequence[tuple[str, type, object, str]] = (),
 ) -> int:
-    """Parse ``--games --rules --players --batch --seed``, run ``check(rules, games,
-    seed=..., batch=...)`` (a summary with ``line()`` and the :data:`TOTALS`) for every preset
-    and player count, print one line each and the total; a ``failure`` is printed and the
-    exit status is 1."""
+    """Parse ``--games --rules --players --batch --seed`` and the check's own ``options``
+    (``(flag, type, default, help)``: ``--flag`` passed as the keyword ``flag`` with dashes
+    as underscores), run ``check(rules, games, seed=..., batch=..., **options)`` (a summary
+    with ``line()`` and the :data:`TOTALS`) for every preset and player count, print one
+    line each and the total; a ``failure`` is printed and the exit status is 1."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--games", type=int, default=10_000, help="games per preset and player count")
     parser.add_argument("--rules", nargs="+", default=list(PRESETS), choices=list(PRESETS))
     parser.add_argument(
         "--players", type=int, nargs="+", default=players, help=f"player counts (default {' '.join(map(str, players))})"
     )
-    parser.add_argument("--batch", type=int, default=batch, help=f"games stepped together (default {batch})")
+    shown = "chosen by the check" if batch is None else batch
+    parser.add_argument("--batch", type=int, default=batch, help=f"games stepped together (default {shown})")
     parser.add_argument("--seed", type=int, default=0)
+    for flag, kind, default, text in options:
+        parser.add_argument(f"--{flag}", type=kind, default=default, help=f"{text} (default {default})")
     args = parser.parse_args(argv)
+    extra = {flag.replace("-", "_"): getattr(args, flag.replace("-", "_")) for flag, *_ in options}
     failed: list[str] = []
     total = None
     for name in args.rules:
@@ -61,7 +67,7 @@ def run_configs(
                 print(f"{name} {n}p: skipped: {e}")
                 continue
             try:
-                summary = check(rules, args.games, seed=args.seed, batch=args.batch)
+                summary = check(rules, args.games, seed=args.seed, batch=args.batch, **extra)
             except failure as e:
                 failed.append(f"{name} {n}p")
                 print(f"{name} {n}p: {type(e).__name__}: {e}", flush=True)

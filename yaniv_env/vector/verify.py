@@ -1,23 +1,33 @@
 """Differential check of the batched engine against the scalar engine.
 
-``python -m yaniv_env.vector.verify --games 1000000 --rules standard`` plays that many games
-on :class:`~yaniv_env.vector.BatchedYaniv` and replays each, decision by decision, through
-:mod:`yaniv_env.engine` from the same seed: at every decision the legal mask and the acting
-seat's observation (every seat's every ``--all-seats-every`` decisions), at every round end
-the round result, the score changes and the places, at the game end the ranking. It prints
-one summary line (games, decisions, divergences, seconds) and exits 1 on any divergence.
+``python -m yaniv_env.vector.verify --games 1000000 --rules standard --workers 2`` plays
+that many games on :class:`~yaniv_env.vector.BatchedYaniv` and replays each, decision by
+decision, through :mod:`yaniv_env.engine` from the same seed: at every decision the acting
+seat and phase, the legal mask and the acting seat's observation (every seat's at every
+``--all-seats-every``-th step), at every round end the round result, the score changes and
+the places, at the game end the ranking. It prints one summary line (games, decisions,
+rounds, divergences, seconds) per preset and player count and exits 1 on any divergence.
 
 The moves come from a mix of uniform random play and a greedy player (call Yaniv when
 allowed, lay the heaviest discard, take a low card, slam, challenge and Blast when offered),
-chosen per game, so that calls, challenges, slams, Blasts and long rounds all occur.
+chosen per game (``--greedy-share``), so that calls, challenges, slams, Blasts and long
+rounds all occur. A game's moves depend on its seed only (:func:`_chooser`): the batch size
+and the number of ``--workers`` (processes sharing the games) change the speed, never the
+games, and a game named by a divergence replays alone with ``--games 1 --seed <its seed>``.
 
 Seeding: the scalar game seeded ``s`` is ``engine.new_game(rules, seed=s)``; both engines
 draw every deal, lot and reshuffle from the per-round streams of :mod:`yaniv_env.core.seeding`
 (the contract in :mod:`yaniv_env.engine`'s docstring).
+
+Cost: the replay is Python (the scalar engine), about 15–25 µs a decision on one core of
+this project's machine, the batched engine's own share included; whole games are about
+300–7,000 decisions depending on the preset, the player count and the player.
 """
 
 from __future__ import annotations
 
+import copy
+import random
 import sys
 import time
 from dataclasses import dataclass
@@ -25,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import engine
-from ..actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, SLAM, TAKE_BASE
+from ..actions import BLAST, CALL_YANIV, DISCARD_BASE, TAKE_BASE
 from ..cards import YANIV_VALUE
 from ..observation import ObservationLayout
 from ..rules import Rules
@@ -53,22 +63,43 @@ class Summary(ConfigSummary):
         )
 
 
-def _greedy_values(rules: Rules) -> np.ndarray:
+def _greedy_values(rules: Rules) -> list[float]:
     """Points laid by each action id (discards), for the greedy player."""
     table = engine.action_table(rules)
     values = np.zeros(table.num_actions)
     values[DISCARD_BASE:] = table.meld_counts @ np.array(YANIV_VALUE)
-    return values
+    return values.tolist()
 
 
-def _greedy(legal: list[int], values: np.ndarray) -> int:
-    for preferred in (CALL_YANIV, SLAM, ASAF, BLAST):
-        if preferred in legal:
-            return preferred
-    takes = [a for a in legal if TAKE_BASE <= a < DISCARD_BASE and YANIV_VALUE[a - TAKE_BASE] <= 3]
+#: The take ids of the cards worth 3 points or less (the greedy player takes them).
+_LOW_TAKES = frozenset(TAKE_BASE + k for k in range(len(YANIV_VALUE)) if YANIV_VALUE[k] <= 3)
+
+
+def _greedy(legal: list[int], values: list[float]) -> int:
+    """Call Yaniv, slam, challenge or Blast when offered (in that order); else lay the
+    heaviest discard, or take the first card worth 3 or less, else draw (``legal`` sorted)."""
+    # CALL_YANIV < SLAM < ASAF < BLAST, and only DRAW_STOCK sorts below them
+    for a in legal[:2]:
+        if CALL_YANIV <= a <= BLAST:
+            return a
     if legal[-1] < DISCARD_BASE:  # the draw
-        return takes[0] if takes else legal[0]
+        for a in legal:
+            if a in _LOW_TAKES:
+                return a
+        return legal[0]
     return max(legal, key=values.__getitem__)
+
+
+def _chooser(game_seed: int) -> random.Random:
+    """The stream of uniform numbers that chooses the moves of the game seeded
+    ``game_seed``: the first says whether the greedy player plays it (below
+    ``greedy_share``), each next one picks a move of the random player. A function of the
+    game seed only: a game plays the same moves whatever the batch, the worker, the other
+    games."""
+    return random.Random(_CHOICE_STREAM + game_seed)
+
+
+_CHOICE_STREAM = 0x5EED_C401CE << 64
 
 
 def _diverged(eng: BatchedYaniv, b: int, s: engine.State, what: str):
@@ -124,84 +155,177 @@ def _check_round(res: StepResult, b: int, s: engine.State, before: list[int], en
             _diverged(eng, b, s, f"round result {name}: batched {got[name]}, scalar {value}")
 
 
+def _mask_lists(masks: np.ndarray) -> tuple[list[int], list[int]]:
+    """The legal ids of every row of ``masks`` end to end (ascending within a row) and where
+    each row's ids start (one more entry: the end)."""
+    width = masks.shape[1]
+    flat = np.flatnonzero(masks)
+    starts = np.searchsorted(flat, np.arange(0, (len(masks) + 1) * width, width)).tolist()
+    return (flat % width).tolist(), starts
+
+
+def _check_observations(
+    eng: BatchedYaniv, states: list, slots: list[int], got: np.ndarray, built: list, seats: list[int] | None
+) -> None:
+    """``got`` (the batched observations of ``slots``) must equal ``built`` (the scalar
+    engine's, bit for bit); ``seats``: the observing seats (None: the acting ones)."""
+    want = np.concatenate(built).reshape(len(built), -1)
+    if got.view(np.uint32).tobytes() == want.view(np.uint32).tobytes():
+        return
+    i = int(np.flatnonzero((got.view(np.uint32) != want.view(np.uint32)).any(axis=1))[0])
+    b, s = slots[i], states[slots[i]]
+    diff = np.flatnonzero(got[i].view(np.uint32) != want[i].view(np.uint32)).tolist()
+    seat = "the acting seat" if seats is None else f"seat {seats[i]}"
+    _diverged(eng, b, s, f"observation of {seat} differs at {diff}: batched {got[i, diff]}, scalar {want[i, diff]}")
+
+
+def auto_batch(games: int) -> int:
+    """The default batch for ``games`` games: about an eighth of them, at most 256 (the
+    games end at different times, so the batch of the last ones runs mostly empty)."""
+    return max(1, min(256, games // 8))
+
+
 def verify(
     rules: Rules,
     games: int,
     seed: int = 0,
-    batch: int = 64,
+    batch: int | None = None,
     greedy_share: float = 0.5,
     all_seats_every: int = 7,
     max_decisions: int | None = None,
+    workers: int = 1,
 ) -> Summary:
-    """Play ``games`` games both ways (see the module docstring); raises :class:`Divergence`
-    at the first disagreement. ``max_decisions`` stops earlier (then games finished count)."""
+    """Play ``games`` games (seeded ``seed``, ``seed + 1``, ...) both ways (see the module
+    docstring); raises :class:`Divergence` at the first disagreement. ``max_decisions``
+    stops earlier (then games finished count). ``workers`` > 1 splits the games between
+    that many processes (the same games, the same moves: they depend on the game seeds only)."""
+    if workers > 1:
+        if max_decisions is not None:
+            raise ValueError("max_decisions needs workers=1")
+        return _verify_parallel(rules, games, seed, batch, greedy_share, all_seats_every, workers)
     start = time.perf_counter()
     summary = Summary(rules.name, rules.num_players)
-    batch = min(batch, games)
+    batch = min(batch or auto_batch(games), games)
     eng = BatchedYaniv(rules, num_envs=batch, seed=seed)
+    # One layout per slot (shallow copies: the gather tables are shared): a layout keeps the
+    # card counts and score pieces of the state it last built from (replacing them whole),
+    # which a slot's own layout finds again at its next decision.
     layout = ObservationLayout(rules)
+    layouts = [copy.copy(layout) for _ in range(batch)]
+    build = [layout.build for layout in layouts]
     values = _greedy_values(rules)
-    rng = np.random.default_rng(seed)
     states = [scalar_game(rules, int(s)) for s in eng.game_seeds]
-    greedy = rng.random(batch) < greedy_share
+    befores = [list(s.scores) for s in states]
+    choices = [_chooser(int(s)).random for s in eng.game_seeds]
+    greedy = [choose() < greedy_share for choose in choices]
     started = batch
-    active = np.ones(batch, dtype=bool)
+    slots = list(range(batch))  # the games still playing
     n = rules.num_players
-    while active.any():
+    seats = range(n)
+    legal_actions, apply = engine.legal_actions, engine.apply
+    step = 0
+    while slots:
         masks = eng.legal_masks()
         obs = eng.observations()
+        check_all = step % all_seats_every == 0
+        step += 1
+        seat_obs = [eng.observations(np.full(batch, p)) for p in seats] if check_all else None
         current, phase = eng.current.tolist(), eng.phase.tolist()
-        check_all = summary.decisions // batch % all_seats_every == 0
-        seat_obs = [eng.observations(np.full(batch, p)) for p in range(n)] if check_all else None
-        actions = np.zeros(batch, dtype=np.int64)
-        for b in np.flatnonzero(active).tolist():
+        cols, starts = _mask_lists(masks)
+        actions = [0] * batch
+        built = []
+        others: list[list] = [[] for _ in seats]
+        for b in slots:
             s = states[b]
-            legal = engine.legal_actions(s)
-            row = masks[b]
+            legal = legal_actions(s)
             if current[b] != s.current or phase[b] != s.phase:
                 _diverged(eng, b, s, f"seat/phase {current[b]}/{phase[b]} != {s.current}/{s.phase}")
-            if row.sum() != len(legal) or not row[legal].all():
-                _diverged(eng, b, s, f"legal mask {np.flatnonzero(row).tolist()} != scalar {legal}")
-            if obs[b].tobytes() != layout.build(s, s.current).tobytes():
-                diff = np.flatnonzero(obs[b] != layout.build(s, s.current)).tolist()
-                _diverged(eng, b, s, f"observation of the acting seat differs at {diff}")
+            row = cols[starts[b] : starts[b + 1]]
+            if row != legal and row != sorted(legal):
+                _diverged(eng, b, s, f"legal mask {row} != scalar {legal}")
+            layout_build = build[b]
+            built.append(layout_build(s, s.current))
             if check_all:
-                for p in range(n):
-                    if seat_obs[p][b].tobytes() != layout.build(s, p).tobytes():
-                        _diverged(eng, b, s, f"observation of seat {p} differs")
-            actions[b] = _greedy(legal, values) if greedy[b] else legal[int(rng.integers(len(legal)))]
-        before = [list(s.scores) for s in states]
-        res = eng.step(actions)
-        summary.decisions += int(active.sum())
-        finished = np.zeros(batch, dtype=bool)
-        for b in np.flatnonzero(active).tolist():
+                for p in seats:
+                    others[p].append(built[-1] if p == s.current else layout_build(s, p))
+            actions[b] = _greedy(legal, values) if greedy[b] else legal[int(choices[b]() * len(legal))]
+        index = slots if len(slots) < batch else slice(None)
+        _check_observations(eng, states, slots, obs[index], built, None)
+        if check_all:
+            for p in seats:
+                _check_observations(eng, states, slots, seat_obs[p][index], others[p], [p] * len(slots))
+        res = eng.step(np.array(actions, dtype=np.int64))
+        summary.decisions += len(slots)
+        round_over = res.round_over.tolist()
+        finished = []
+        for b in slots:
             s = states[b]
-            engine.apply(s, int(actions[b]))
-            over = s.phase in (engine.ROUND_OVER, engine.GAME_OVER)
-            if bool(res.round_over[b]) != over:
-                _diverged(eng, b, s, f"round over {bool(res.round_over[b])} != scalar {over}")
+            apply(s, actions[b])
+            over = s.phase >= engine.ROUND_OVER
+            if round_over[b] != over:
+                _diverged(eng, b, s, f"round over {round_over[b]} != scalar {over}")
             if over:
                 summary.rounds += 1
-                _check_round(res, b, s, before[b], eng)
+                _check_round(res, b, s, befores[b], eng)
                 if s.phase == engine.ROUND_OVER:
                     engine.start_next_round(s)
+                    befores[b] = list(s.scores)
                 else:
-                    summary.games += 1
-                    if res.places[b].tolist() != engine.ranking(s) or eng.ranking()[b].tolist() != engine.ranking(s):
-                        _diverged(eng, b, s, f"final ranking {eng.ranking()[b]} != {engine.ranking(s)}")
-                    finished[b] = True
+                    finished.append(b)
+        if finished:
+            ranking = eng.ranking()
+            for b in finished:
+                s = states[b]
+                summary.games += 1
+                want = engine.ranking(s)
+                if res.places[b].tolist() != want or ranking[b].tolist() != want:
+                    _diverged(eng, b, s, f"final ranking {ranking[b]} != {want}")
         if max_decisions is not None and summary.decisions >= max_decisions:
             break
-        if finished.any():
-            more = np.flatnonzero(finished)[: max(0, games - started)]
-            active[finished] = False
-            if len(more):
-                eng.reset_games(more)
+        if finished:
+            more = finished[: max(0, games - started)]
+            if more:
+                eng.reset_games(np.array(more, dtype=np.int64))
                 for b in more:
-                    states[b] = scalar_game(rules, int(eng.game_seeds[b]))
-                    greedy[b] = rng.random() < greedy_share
-                active[more] = True
+                    game_seed = int(eng.game_seeds[b])
+                    states[b] = scalar_game(rules, game_seed)
+                    befores[b] = list(states[b].scores)
+                    choices[b] = _chooser(game_seed).random
+                    greedy[b] = choices[b]() < greedy_share
                 started += len(more)
+            done = set(finished[len(more) :])
+            if done:
+                slots = [b for b in slots if b not in done]
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _verify_chunk(args: tuple) -> Summary:
+    rules, games, seed, batch, greedy_share, all_seats_every = args
+    return verify(rules, games, seed=seed, batch=batch, greedy_share=greedy_share, all_seats_every=all_seats_every)
+
+
+def _verify_parallel(
+    rules: Rules, games: int, seed: int, batch: int | None, greedy_share: float, all_seats_every: int, workers: int
+) -> Summary:
+    """:func:`verify` with the game seeds cut into about four chunks a worker, played by
+    ``workers`` processes; the first divergence stops them all and is raised."""
+    import multiprocessing
+
+    start = time.perf_counter()
+    size = -(-games // (workers * 4))
+    if batch:  # chunks of at least four batches (unless a worker would get none)
+        size = max(size, min(batch * 4, -(-games // workers)))
+    chunks = [
+        (rules, min(size, games - first), seed + first, batch, greedy_share, all_seats_every)
+        for first in range(0, games, size)
+    ]
+    summary = Summary(rules.name, rules.num_players)
+    # spawned (not forked) workers: the parent may run Numba's threads (the bench, tests)
+    with multiprocessing.get_context("spawn").Pool(min(workers, len(chunks))) as pool:
+        for part in pool.imap_unordered(_verify_chunk, chunks):
+            for attr in ("games", "decisions", "rounds"):
+                setattr(summary, attr, getattr(summary, attr) + getattr(part, attr))
     summary.seconds = time.perf_counter() - start
     return summary
 
@@ -214,7 +338,12 @@ def main(argv: list[str] | None = None) -> int:
         verify,
         Divergence,
         players=[2],
-        batch=256,
+        batch=None,
+        options=[
+            ("workers", int, 1, "processes sharing the games (the same games and moves whatever the count)"),
+            ("greedy-share", float, 0.5, "share of the games the greedy player plays (the others: uniform random)"),
+            ("all-seats-every", int, 7, "check every seat's observation at every this many steps"),
+        ],
     )
 
 
