@@ -110,3 +110,54 @@ def test_fixed_seats_with_a_pool_and_env_method():
         obs, _, _, infos = venv.step(learner.act_batch(obs, venv.env_method("action_masks")))
         labels |= {info["opponent"] for info in infos if "opponent" in info}
     assert {"greedy+random", "pool+random", "greedy+pool", "pool+pool"} <= labels
+
+
+def monitor_labels(path) -> list[str]:
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("#") and lines[1].split(",")[-1] == "opponent"
+    return [line.split(",")[-1] for line in lines[2:]]
+
+
+def test_tiny_league_run_on_the_batched_env_seats_snapshots_and_resumes(tmp_path, capsys):
+    """``yaniv train --league`` on the batched env (``--vec-env auto``): the first snapshot
+    joins and is seated (episodes labelled "pool"); ``--resume`` seats the pool again at once.
+    ``--turn-limit``: the snapshots load with the run's rules (the checkpoints have none)."""
+    pytest.importorskip("sb3_contrib")
+    from agents.trained import read_metadata
+    from training import train as T
+
+    run = tmp_path / "league"
+    argv = [
+        "--total-timesteps", "1024", "--n-envs", "8", "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1",
+        "--net-arch", "32", "--opponents", "random:1,greedy:1", "--eval-every", "0", "--final-eval-games", "0",
+        "--no-progress", "--pretrain", "none", "--league", "--snapshot-every", "512", "--gate-games", "2",
+        "--league-prob", "0.9", "--turn-limit", "16", "--output-dir", str(tmp_path), "--run-name", "league",
+        "--seed", "2",
+    ]  # fmt: skip
+    assert T.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "8 envs (batched)" in out and "+ league (p=0.9)" in out
+    league = read_metadata(run / "checkpoints" / "latest.zip")["league"]
+    assert league["history"][0]["joined"] and league["pool"][0] == "league/snapshot_0000000512.zip"
+    assert len(league["history"]) == 2  # the second snapshot (1024) went through the gate
+    labels = monitor_labels(run / "monitor" / "00_batched.monitor.csv")
+    assert "pool" in labels and {"random", "greedy"} <= set(labels)
+    # resume: the next snapshot would be at 1536, so the pool seated here is the restored one
+    assert T.main(["--resume", str(run), "--total-timesteps", "1280", "--no-progress"]) == 0
+    assert "8 envs (batched)" in capsys.readouterr().out
+    assert read_metadata(run / "checkpoints" / "latest.zip")["league"] == league
+    assert "pool" in monitor_labels(run / "monitor" / "01_batched.monitor.csv")
+    # the pool wrapper: set once for the batch through env_method, loaded snapshots kept
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents.batched import BatchedTrained
+    from training.envs import VecOpponentPool
+    from yaniv_env import get_rules
+
+    venv = YanivVecEnv("standard", 2, opponent_mix=[("random", 1.0)], turn_limit=16)
+    pool = VecOpponentPool(venv, 0.5, seed=0, pool_deterministic=True, pool_rules=get_rules("standard"))
+    snapshot = str(run / league["pool"][0])
+    assert VecMonitor(pool).env_method("set_pool", [snapshot]) == [1, 1]
+    member = pool.pool[0]
+    assert isinstance(member, BatchedTrained) and member.agent.deterministic and venv.games.pool == [member]
+    assert pool.set_pool([snapshot, snapshot]) == 2 and venv.games.pool == [member, member]

@@ -31,6 +31,7 @@ TINY = [
     "--eval-opponents", "random", "--checkpoint-every", "128", "--league", "--snapshot-every", "128",
     "--gate-games", "2", "--final-eval-games", "0", "--no-progress", "--torch-threads", "1",
     "--pretrain", "greedy", "--pretrain-samples", "300", "--pretrain-epochs", "1",
+    "--vec-env", "dummy",  # the league on the Gymnasium wrappers (batched: tests/test_league_vec.py)
 ]  # fmt: skip
 
 

@@ -1,7 +1,7 @@
 """``yaniv train`` on the batched vector environment (``--vec-env batched``, the default where
 it can run): the SB3 wrappers give what the single-environment wrappers give on the same
 games, opponents are drawn per episode from the mix, and a tiny run trains, resumes and
-refuses what the batched engine cannot play."""
+refuses what the batched engine cannot play (the self-play league: tests/test_league_vec.py)."""
 
 from __future__ import annotations
 
@@ -83,10 +83,9 @@ def test_vec_env_kind_auto_and_refusals():
     args = T.Args()
     rules = config.game_rules(args)
     assert vec_env_kind(args, rules) == "batched"
-    league = dataclasses.replace(args, league=True)
-    assert vec_env_kind(league, rules) == "dummy"
-    with pytest.raises(ValueError, match="--vec-env batched: --league"):
-        vec_env_kind(dataclasses.replace(league, vec_env="batched"), rules)
+    league = dataclasses.replace(args, league=True)  # the pool acts in batch too
+    assert vec_env_kind(league, rules) == "batched"
+    assert vec_env_kind(dataclasses.replace(league, vec_env="dummy"), rules) == "dummy"
     house = dataclasses.replace(args, set=["run_pickup=top", "set_jokers=any"])
     assert vec_env_kind(house, config.game_rules(house)) == "batched"
     pis = dataclasses.replace(args, game="pis_yedili", vec_env="batched")
@@ -110,5 +109,6 @@ def test_tiny_batched_run_trains_resumes_and_evaluates(tmp_path: Path, capsys):
     assert {line.split(",")[-1] for line in monitor[2:]} <= {"random", "heuristic"}
     assert T.main(["--resume", str(tmp_path / "vec"), "--total-timesteps", "1024", "--no-progress"]) == 0
     assert "resuming at 512 timesteps" in capsys.readouterr().out
-    assert T.main([*tiny[:-4], "--run-name", "bad", "--vec-env", "batched", "--league"]) == 2
-    assert "--vec-env batched: --league" in capsys.readouterr().err
+    pis = ["--game", "pis_yedili", "--vec-env", "batched", "--output-dir", str(tmp_path), "--run-name", "bad"]
+    assert T.main(pis) == 2
+    assert "--vec-env batched: the batched engine plays Yaniv" in capsys.readouterr().err

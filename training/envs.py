@@ -7,7 +7,8 @@ shaping, advice):
 
 * ``batched``: :class:`yaniv_env.vector.envs.YanivVecEnv`, B games stepped together on the
   batched engine with the opponents acting in batch, under the SB3 wrappers
-  :class:`VecHandShaping` and :class:`VecAdvice` (Yaniv only, no self-play league);
+  :class:`VecOpponentPool` (``--league``: the self-play pool, each member acting in batch),
+  ``VecMonitor``, :class:`VecHandShaping` and :class:`VecAdvice` (Yaniv only);
 * ``dummy`` / ``subproc``: one :class:`yaniv_env.gym_env.YanivGymEnv` per environment
   under :class:`training.league.OpponentSampler`, ``Monitor``, :class:`HandShaping` and
   :class:`agents.advice.AdviceWrapper`, in SB3's ``DummyVecEnv`` or ``SubprocVecEnv``.
@@ -37,8 +38,6 @@ def batched_unavailable(args: Args, rules) -> str | None:
     """Why ``--vec-env batched`` cannot train this run (``None``: it can)."""
     if args.game != "yaniv":
         return f"the batched engine plays Yaniv, not {args.game}"
-    if args.league:
-        return "--league seats snapshots through the single-environment wrappers"
     return None
 
 
@@ -79,6 +78,10 @@ def make_train_venv(args: Args, seed: int, mix, n_envs: int, monitor_prefix: str
         turn_limit=args.turn_limit,
     )
     venv.seed(seed)
+    if args.league:
+        venv = VecOpponentPool(
+            venv, args.league_prob, seed=seed, pool_deterministic=args.league_deterministic, pool_rules=game_rules(args)
+        )
     if monitor_prefix is not None:
         venv = VecMonitor(venv, f"{monitor_prefix}_batched", info_keywords=("opponent",))
     if args.shaping:
@@ -92,6 +95,76 @@ def _vec_env_wrapper():
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
     return VecEnvWrapper
+
+
+class VecOpponentPool(_vec_env_wrapper()):
+    """The self-play pool of :class:`training.league.OpponentSampler` for a
+    :class:`yaniv_env.vector.envs.YanivVecEnv` (wrapped directly; the baselines are the
+    environment's ``opponent_mix``; ``pool_rules`` as :class:`training.league.OpponentSampler`'s).
+
+    ``set_pool(paths)`` (also through ``env_method("set_pool", paths)`` from any wrapper
+    above it, as the league callback and ``--resume`` call it) loads the snapshots as
+    :meth:`training.league.OpponentSampler.set_pool` does (already loaded ones are kept;
+    each new one seeded from this wrapper's generator, ``pool_deterministic`` for arg-max
+    play) and hands them, as :class:`agents.batched.BatchedTrained`, to the environment
+    (:meth:`yaniv_env.vector.envs.LearnerGames.set_pool`) with ``league_prob``: from the
+    next episodes on, each other seat of a slot is, with probability ``league_prob``, a pool
+    member drawn uniformly, else a baseline drawn by weight; ``info["opponent"]`` says
+    ``"pool"`` for it, as on the wrapper path. Each member acts in one forward pass per
+    opponent step over all the games where it sits.
+
+    The same distribution as :class:`training.league.OpponentSampler`, not the same draws:
+    the batched environment draws from each slot's generator (which also seats and deals),
+    the wrapper path from a generator of its own per environment; and a member is one agent
+    for the whole batch (sampling from one generator), where the wrapper path loads one per
+    environment.
+    """
+
+    def __init__(
+        self,
+        venv,
+        league_prob: float,
+        seed: int = 0,
+        pool_deterministic: bool = False,
+        torch_threads: int | None = None,
+        pool_rules=None,
+    ):
+        super().__init__(venv)
+        self.league_prob = float(league_prob)
+        self.pool_deterministic = pool_deterministic
+        self.torch_threads = torch_threads
+        self.rng = np.random.default_rng(seed)
+        self.pool_rules = venv.get_attr("rules")[0] if pool_rules is None else pool_rules
+        self.pool: list = []  # batched pool members, in the order of _pool_paths
+        self._pool_paths: list[str] = []
+
+    def set_pool(self, paths: list[str]) -> int:
+        """Replace the pool by these checkpoints (already loaded ones are kept); returns its size."""
+        from agents.batched import batched
+        from training.league import load_snapshot
+
+        loaded = dict(zip(self._pool_paths, self.pool, strict=True))
+        pool = []
+        for p in paths:
+            if p not in loaded:
+                agent = load_snapshot(p, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads)
+                loaded[p] = batched(agent)
+            pool.append(loaded[p])
+        self.pool, self._pool_paths = pool, list(paths)
+        return self.venv.set_pool(pool, self.league_prob)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
+        if method_name == "set_pool":  # one pool for the batch (OpponentSampler: one per env)
+            size = self.set_pool(*method_args, **method_kwargs)
+            count = self.num_envs if indices is None else 1 if isinstance(indices, int) else len(indices)
+            return [size] * count
+        return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
+
+    def reset(self):
+        return self.venv.reset()
+
+    def step_wait(self):
+        return self.venv.step_wait()
 
 
 class VecHandShaping(_vec_env_wrapper()):
@@ -202,6 +275,7 @@ def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, su
             league_prob=args.league_prob if args.league else 0.0,
             pool_deterministic=args.league_deterministic,
             torch_threads=threads,
+            pool_rules=game_rules(args),
         )
         if monitor_path is not None:
             env = Monitor(env, monitor_path, info_keywords=("opponent",))

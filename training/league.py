@@ -7,6 +7,11 @@ with probability ``league_prob`` once the pool is not empty, a snapshot from the
 names the draw ("greedy", "pool", "random+heuristic" for three players...), so the Monitor
 logs can split the learning curve by opponent.
 
+:class:`training.envs.VecOpponentPool` does the same on the batched vector environment
+(:class:`yaniv_env.vector.envs.YanivVecEnv`, ``--vec-env batched``): the environment draws
+each slot's opponents per episode (:meth:`yaniv_env.vector.envs.LearnerGames.set_pool`) and
+every pool member acts in batch, one forward pass per member and opponent step.
+
 :class:`League` is the pool itself: snapshot paths (relative to the run directory) and the
 history of the gate evaluations. A snapshot joins when its mean placement reward against
 the pool's members is at least the gate margin (the first one joins unconditionally); the
@@ -62,8 +67,10 @@ class OpponentSampler(gymnasium.Wrapper):
     """Draws the opponents of every episode from the baselines and the self-play pool.
 
     ``baselines`` are ``(agent, weight)`` pairs, an agent being a name for ``agents.make``
-    or a policy object. Episodes that are over before the learner's first decision are
-    dealt again (see :meth:`reset`).
+    or a policy object. ``pool_rules``: the rules the snapshots were trained for (default:
+    the environment's; ``yaniv train`` gives the run's, which have no ``--turn-limit``).
+    Episodes that are over before the learner's first decision are dealt again (see
+    :meth:`reset`).
     """
 
     def __init__(
@@ -74,6 +81,7 @@ class OpponentSampler(gymnasium.Wrapper):
         league_prob: float = 0.0,
         pool_deterministic: bool = False,
         torch_threads: int | None = None,
+        pool_rules=None,
     ):
         super().__init__(env)
         import agents
@@ -98,27 +106,18 @@ class OpponentSampler(gymnasium.Wrapper):
         self.league_prob = float(league_prob)
         self.pool_deterministic = pool_deterministic
         self.torch_threads = torch_threads
+        self.pool_rules = self.rules if pool_rules is None else pool_rules
         self.pool: list = []
         self._pool_paths: list[str] = []
         self._label = ""
 
     def set_pool(self, paths: list[str]) -> int:
         """Replace the pool by these checkpoints (already loaded ones are kept)."""
-        from agents.trained import load
-
         loaded = dict(zip(self._pool_paths, self.pool, strict=True))
         pool = []
         for p in paths:
             if p not in loaded:
-                seed = int(self.rng.integers(2**31))
-                loaded[p] = load(
-                    p,
-                    seed=seed,
-                    rules=self.rules,
-                    deterministic=self.pool_deterministic,
-                    torch_threads=self.torch_threads,
-                    trusted=True,  # snapshots this run wrote
-                )
+                loaded[p] = load_snapshot(p, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads)
             pool.append(loaded[p])
         self.pool, self._pool_paths = pool, list(paths)
         return len(pool)
@@ -153,6 +152,22 @@ class OpponentSampler(gymnasium.Wrapper):
 
     def action_masks(self) -> np.ndarray:
         return self._gym.action_masks()
+
+
+def load_snapshot(path: str, rng: np.random.Generator, rules, deterministic: bool, torch_threads: int | None):
+    """A pool member: the snapshot this run wrote at ``path`` as a :class:`agents.trained.TrainedAgent`,
+    seeded from ``rng``. ``rules`` are the rules the run trains for (:func:`training.config.game_rules`,
+    as its checkpoints record them: without the environment's ``--turn-limit``)."""
+    from agents.trained import load
+
+    return load(
+        path,
+        seed=int(rng.integers(2**31)),
+        rules=rules,
+        deterministic=deterministic,
+        torch_threads=torch_threads,
+        trusted=True,  # snapshots this run wrote
+    )
 
 
 @dataclass

@@ -160,9 +160,10 @@ class Args:
     the same for 1 or 16 observations, so many in-process environments amortise it: on 2
     cores 16 give ~3x the steps/s of 2."""
     vec_env: str = "auto"
-    """``batched``: the games stepped together on the batched engine, opponents acting in
-    batch (Yaniv without --league); ``dummy``: one Gymnasium environment each, in this
-    process; ``subproc``: one process each; ``auto``: batched where it can run, else dummy."""
+    """``batched``: the games stepped together on the batched engine, opponents (and the
+    --league pool's snapshots) acting in batch (Yaniv); ``dummy``: one Gymnasium
+    environment each, in this process; ``subproc``: one process each; ``auto``: batched
+    where it can run (Yaniv), else dummy."""
     torch_threads: int = 1
     """torch.set_num_threads for training (0: the number of CPU cores). More than one
     thread is much slower when the cores are shared with other work."""
