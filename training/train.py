@@ -8,10 +8,13 @@ CleanRL: one file, one :class:`Args` dataclass, everything logged to ``runs/<run
     yaniv train --resume runs/standard__1__20250101-120000 --minutes 20
     yaniv train --game pis_yedili --num-players 3 --minutes 5    # Pis Yedili, vs the Pis agents
 
-The learner plays one seat of :class:`yaniv_env.gym_env.YanivGymEnv` (a random seat per
-episode); the other seats are drawn per episode from a weighted mix of baselines and,
-with ``--league``, from a self-play pool of past snapshots (``training.league``). Masks
-come from the environment's ``action_masks()``.
+The learner plays one seat (a random seat per episode) of the games of the batched vector
+environment :class:`yaniv_env.vector.envs.YanivVecEnv` (``--vec-env auto``/``batched``;
+``dummy``/``subproc``: one :class:`yaniv_env.gym_env.YanivGymEnv` each, the same games);
+the other seats are drawn per episode from a weighted mix of baselines and, with
+``--league``, from a self-play pool of past snapshots (``training.league``,
+:class:`training.envs.VecOpponentPool`). Masks come from the environment's
+``action_masks()``.
 
 Pis Yedili (``--game pis_yedili``)
 ----------------------------------
