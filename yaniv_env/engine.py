@@ -749,20 +749,26 @@ def _offer_blast(s: State) -> None:
     """Between turns (001): open the Blast window on the discard (see the module
     docstring): to every player who may answer, in turn from ``turn_player``, with private
     windows; else to the player who can complete the discard."""
-    if not s.rules.blast or s.top_flashed or len(s.top) >= 4:
+    rules = s.rules
+    top = s.top
+    if not rules.blast or s.top_flashed or len(top) >= 4:
         return
-    rank = RANK[s.top[0]]
-    if rank < 0 or any(RANK[k] != rank for k in s.top):
+    rank = RANK[top[0]]
+    if rank < 0:
         return
-    missing = tuple(suit * NUM_RANKS + rank for suit in range(4) if suit * NUM_RANKS + rank not in s.top)
+    for k in top:
+        if RANK[k] != rank:
+            return
+    missing = tuple(k for k in range(rank, 4 * NUM_RANKS, NUM_RANKS) if k not in top)
     n = s.num_players
-    if s.rules.private_windows:
+    if rules.private_windows:
         if any(k in s.pile for k in missing):  # public: nobody can complete it
             return
         order = [(s.turn_player + i) % n for i in range(n)]
         queue = [p for p in order if s.alive[p] and len(s.hands[p]) >= len(missing)]
     else:
-        queue = [p for p in range(n) if s.alive[p] and _holds(s.hands[p], missing)][:1]
+        alive, hands = s.alive, s.hands
+        queue = next(([p] for p in range(n) if alive[p] and _holds(hands[p], missing)), [])
     if queue:
         s.blast_cards = missing
         s.blast_queue = queue
