@@ -1,11 +1,14 @@
 """The batched engine (yaniv_env.vector) against the scalar engine, decision by decision.
 
 Every test here replays batched games through ``yaniv_env.engine`` from the same seeds
-(:func:`yaniv_env.vector.verify.verify`): legal masks, observations (acting seat at every
-decision, every seat every few decisions), round results, score changes, places and final
-rankings must be equal. The million-game check of the README runs with
-``python -m yaniv_env.vector.verify --games 1000000 --players 2 3 4 5`` or, through pytest,
-``YANIV_VECTOR_GAMES=1000000 python -m pytest tests/test_vector_engine.py --runslow -k many``.
+(:func:`yaniv_env.vector.verify.verify`): the acting seat and phase, the legal mask and the
+acting seat's observation at every decision (every seat's every few decisions), round
+results, score changes, places and final rankings must be equal. CI replays
+:data:`CI_GAMES` whole games per preset and player count, in :data:`CI_PARTS` test cases
+each (so that pytest-xdist spreads them). The long check runs with
+``python -m yaniv_env.vector.verify --games 1000000 --players 2 3 4 5 --workers 2`` or,
+through pytest, ``YANIV_VECTOR_GAMES=1000000 python -m pytest tests/test_vector_engine.py
+--runslow -k many`` (``YANIV_VECTOR_WORKERS`` processes, default: one a core).
 """
 
 from __future__ import annotations
@@ -24,21 +27,92 @@ from yaniv_env.core import seeding
 from yaniv_env.rules import PRESETS, get_rules
 from yaniv_env.vector import BatchedYaniv, round_rewards
 from yaniv_env.vector import kernels as K
-from yaniv_env.vector.verify import scalar_game, verify
+from yaniv_env.vector.verify import Divergence, scalar_game, verify
 
 PLAYERS = (2, 3, 4, 5)
 CASES = [(name, n) for name in PRESETS for n in PLAYERS]
 
+#: Whole games replayed per preset and player count in CI, cut into CI_PARTS test cases.
+#: The replay costs about 15-25 µs a decision on one core (the scalar engine is Python) and
+#: a game 300-7,000 decisions, so that the 16 presets and player counts cost about 0.4
+#: CPU-seconds a game each: CI_GAMES = 700 is about 5 CPU-minutes, what the CI budget
+#: leaves (thousands of games per configuration run with ``-k many``, see above).
+CI_GAMES = 700
+CI_PARTS = 2
+#: The share of the games the greedy player plays (calls, slams, challenges and Blasts:
+#: short games); the others are uniform random play (long rounds, reshuffles, stock
+#: exhaustion), about three times longer.
+GREEDY_SHARE = 0.75
 
+
+@pytest.mark.parametrize("part", range(CI_PARTS))
 @pytest.mark.parametrize("name,players", CASES)
-def test_random_and_greedy_games_match_the_scalar_engine(name, players):
-    # short games when greedy (calls end rounds), long ones when random (reshuffles, draws)
+def test_games_match_the_scalar_engine(name, players, part):
+    games = CI_GAMES // CI_PARTS
     rules = get_rules(name, players)
-    greedy = verify(rules, games=24, seed=100 + players, batch=24, greedy_share=1.0)
-    mixed = verify(rules, games=6, seed=200 + players, batch=6, greedy_share=0.3)
-    assert greedy.divergences == mixed.divergences == 0
-    assert greedy.games == 24 and mixed.games == 6
-    assert greedy.decisions > 24 * 20
+    summary = verify(rules, games=games, seed=10_000 * players + part * games, greedy_share=GREEDY_SHARE)
+    print(summary.line())
+    assert summary.divergences == 0 and summary.games == games
+    assert summary.rounds >= games and summary.decisions > 100 * games
+
+
+def test_the_moves_depend_on_the_game_seed_only():
+    rules = get_rules("seven", 3)
+    alone = verify(rules, games=12, seed=5, batch=12)
+    together = verify(rules, games=12, seed=5, batch=3)
+    split = verify(rules, games=12, seed=5, batch=3, workers=2)
+    for summary in (together, split):
+        assert (summary.games, summary.decisions, summary.rounds) == (alone.games, alone.decisions, alone.rounds)
+
+
+def _corrupt(monkeypatch, method: str, change):
+    """Make ``BatchedYaniv.<method>`` answer wrongly (``change`` edits its result) in game 1
+    at its 40th call."""
+    original = getattr(BatchedYaniv, method)
+    calls = [0]
+
+    def wrong(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        calls[0] += 1
+        if calls[0] == 40:
+            change(out)
+        return out
+
+    monkeypatch.setattr(BatchedYaniv, method, wrong)
+
+
+def _flip_first_false(masks):
+    masks[1, int(np.flatnonzero(~masks[1])[0])] = True
+
+
+def _nudge(obs):
+    obs[1, 3] = np.nextafter(obs[1, 3], np.float32(1))
+
+
+@pytest.mark.parametrize(
+    "method,change,message",
+    [
+        ("legal_masks", _flip_first_false, "legal mask"),
+        ("observations", _nudge, "observation of"),
+    ],
+)
+def test_a_wrong_batched_answer_is_a_divergence(monkeypatch, method, change, message):
+    _corrupt(monkeypatch, method, change)
+    with pytest.raises(Divergence, match=rf"standard 2p, game seed 1, round \d+, turn \d+: {message}"):
+        verify(get_rules("standard", 2), games=4, seed=0, batch=4, all_seats_every=1000)
+
+
+def test_a_wrong_round_result_is_a_divergence(monkeypatch):
+    original = BatchedYaniv.step
+
+    def step(self, actions):
+        res = original(self, actions)
+        res.points[res.round_over, 0] += 1
+        return res
+
+    monkeypatch.setattr(BatchedYaniv, "step", step)
+    with pytest.raises(Divergence, match=r"seven 2p, game seed \d+, round 0, .*round result points"):
+        verify(get_rules("seven", 2), games=4, seed=0, batch=4)
 
 
 OPTIONS = st.fixed_dictionaries(
@@ -202,9 +276,10 @@ def test_bench_reports_batched_rows_next_to_the_scalar_engine(capsys):
 
 
 @pytest.mark.slow
-def test_many_games_per_preset():
+@pytest.mark.parametrize("name,players", CASES)
+def test_many_games_per_preset(name, players):
     games = int(os.environ.get("YANIV_VECTOR_GAMES", "2000"))
-    for name in PRESETS:
-        summary = verify(get_rules(name, 2), games=games, seed=7, batch=256)
-        print(summary.line())
-        assert summary.divergences == 0 and summary.games == games
+    workers = int(os.environ.get("YANIV_VECTOR_WORKERS", str(os.cpu_count() or 1)))
+    summary = verify(get_rules(name, players), games=games, seed=7, greedy_share=0.5, workers=workers)
+    print(summary.line())
+    assert summary.divergences == 0 and summary.games == games
