@@ -308,14 +308,14 @@ def _verify_chunk(args: tuple) -> Summary:
 def _verify_parallel(
     rules: Rules, games: int, seed: int, batch: int | None, greedy_share: float, all_seats_every: int, workers: int
 ) -> Summary:
-    """:func:`verify` with the game seeds cut into about four chunks a worker, played by
-    ``workers`` processes; the first divergence stops them all and is raised."""
+    """:func:`verify` with the game seeds cut into chunks played by ``workers`` processes;
+    the first divergence stops them all and is raised."""
     import multiprocessing
 
     start = time.perf_counter()
-    size = -(-games // (workers * 4))
-    if batch:  # chunks of at least four batches (unless a worker would get none)
-        size = max(size, min(batch * 4, -(-games // workers)))
+    # about four chunks a worker, but at least eight full batches a chunk (the batch of a
+    # chunk's last games runs mostly empty) unless a worker would get none
+    size = max(-(-games // (workers * 4)), min(8 * (batch or 256), -(-games // workers)))
     chunks = [
         (rules, min(size, games - first), seed + first, batch, greedy_share, all_seats_every)
         for first in range(0, games, size)
