@@ -301,7 +301,12 @@ class BatchedHeuristic(HeuristicAgent):
     """:class:`agents.heuristic.HeuristicAgent` that also decides on a batch: its policy
     compiled (:mod:`agents.heuristic_batched`, the same decisions bit for bit, with the
     agent's weights); its ``act`` is the scalar agent's. Rows the kernel hands back (-2, an
-    inconsistent observation) are decided by ``act``."""
+    inconsistent observation) are decided by ``act``. ``threads``: Numba threads to spread a
+    batch's rows over (default 1; the same actions whatever the count, see
+    :func:`agents.heuristic_batched.heuristic_batch` for when more help)."""
+
+    #: Numba threads per call (opt-in, see :func:`agents.heuristic_batched.heuristic_batch`).
+    threads: int = 1
 
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
         obs, m = _as_batch(observations, masks)
@@ -313,7 +318,7 @@ class BatchedHeuristic(HeuristicAgent):
                 f"observations [B, {obs.shape[1]}] and masks [B, {m.shape[1]}] do not match the "
                 f"{t.rules.name!r} rules with {t.n} players ([B, {t.size}] and [B, {t.num_actions}])"
             )
-        out = heuristic_batch(obs, m, t, weights(self.policy.options))
+        out = heuristic_batch(obs, m, t, weights(self.policy.options), self.threads)
         for b in np.flatnonzero(out == -2):
             out[b] = self.act(obs[b], m[b])
         return out

@@ -19,6 +19,8 @@ from functools import lru_cache
 
 import numba
 import numpy as np
+from llvmlite import ir as llvm_ir
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
@@ -135,6 +137,26 @@ def _borrowed(typingctx, arr):
         return dst._getvalue()
 
     return arr(arr), codegen
+
+
+@intrinsic
+def _eight(typingctx, masks, b, a):
+    """The eight bytes ``masks[b, a:a + 8]`` as one unaligned ``uint64`` (nonzero if any is
+    set; ``masks``: a C-contiguous 2-D bool array, ``a + 8 <= masks.shape[1]``)."""
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, value=args[0])
+        shape = cgutils.unpack_tuple(builder, ary.shape)
+        strides = cgutils.unpack_tuple(builder, ary.strides)
+        ptr = cgutils.get_item_pointer2(context, builder, ary.data, shape, strides, "C", [args[1], args[2]])
+        word = builder.bitcast(ptr, llvm_ir.IntType(64).as_pointer())
+        return builder.load(word, align=1)
+
+    if not (
+        isinstance(masks, types.Array) and masks.ndim == 2 and masks.layout == "C" and masks.dtype == types.boolean
+    ):
+        return None
+    return types.uint64(masks, types.intp, types.intp), codegen
 
 
 # -- hand arithmetic ---------------------------------------------------------------------------
@@ -736,33 +758,36 @@ def _decide_range(
                 nxt = r
                 break
         n_moves = 0
-        for a in range(DISCARD_BASE, A):
-            if not masks[b, a]:
+        for blk in range(DISCARD_BASE, A, 8):  # eight discards at a time: most are illegal
+            if blk + 8 <= A and _eight(masks, b, blk) == 0:
                 continue
-            i = a - DISCARD_BASE
-            lc = 0.0
-            if lw:
-                worst = 0.0
-                if nxt >= 0:
-                    for j in range(disc_n_takeable[i]):
-                        card = disc_takeable[i, j]
-                        u = 4.0 - VALUE[card]
-                        if u < 0.0:
-                            u = 0.0
-                        if n_known[nxt] and _combines(card, known, nxt, n_known[nxt]):
-                            u += 3.0
-                        if u > worst:
-                            worst = u
-                lc = worst * lw
-            mv = disc_move[i]
-            if move_a[mv] < 0:
-                moves[n_moves] = mv
-                n_moves += 1
-                move_lc[mv] = lc
-                move_a[mv] = a
-            elif lc < move_lc[mv]:
-                move_lc[mv] = lc
-                move_a[mv] = a
+            for a in range(blk, min(blk + 8, A)):
+                if not masks[b, a]:
+                    continue
+                i = a - DISCARD_BASE
+                lc = 0.0
+                if lw:
+                    worst = 0.0
+                    if nxt >= 0:
+                        for j in range(disc_n_takeable[i]):
+                            card = disc_takeable[i, j]
+                            u = 4.0 - VALUE[card]
+                            if u < 0.0:
+                                u = 0.0
+                            if n_known[nxt] and _combines(card, known, nxt, n_known[nxt]):
+                                u += 3.0
+                            if u > worst:
+                                worst = u
+                    lc = worst * lw
+                mv = disc_move[i]
+                if move_a[mv] < 0:
+                    moves[n_moves] = mv
+                    n_moves += 1
+                    move_lc[mv] = lc
+                    move_a[mv] = a
+                elif lc < move_lc[mv]:
+                    move_lc[mv] = lc
+                    move_a[mv] = a
         n_takes = 0
         for k in range(NUM_KINDS):
             if row[t_start + k] > 0:
@@ -830,18 +855,56 @@ def _decide_rows(
     )  # fmt: skip
 
 
-def heuristic_batch(obs: np.ndarray, masks: np.ndarray, tables: HeuristicTables, w: np.ndarray) -> np.ndarray:
+@numba.njit(cache=True, parallel=True)
+def _decide_rows_parallel(
+    chunks, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
+    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
+):  # fmt: skip
+    """:func:`_decide_rows` with the rows cut into ``chunks`` spread over Numba's threads."""
+    B = masks.shape[0]
+    for c in numba.prange(chunks):
+        scratch = _scratch(n, ir[R_CALL_MAX], card_end, num_moves, masks.shape[1])
+        _decide_range(
+            c * B // chunks, (c + 1) * B // chunks, obs, card_end, known_start, card_starts, hand_sizes, alive, caller,
+            stock, turns, phase, masks, n, w, ir, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move,
+            num_moves, out, scratch,
+        )  # fmt: skip
+
+
+#: Fewest rows per thread worth a thread of its own.
+MIN_ROWS_PER_THREAD = 32
+
+
+def heuristic_batch(
+    obs: np.ndarray, masks: np.ndarray, tables: HeuristicTables, w: np.ndarray, threads: int = 1
+) -> np.ndarray:
     """Actions ``[B]`` of the heuristic policy with weights ``w`` (:func:`weights`); ``-1``
-    where nothing is legal, ``-2`` where the scalar policy must decide."""
+    where nothing is legal, ``-2`` where the scalar policy must decide. ``threads > 1``
+    spreads the rows over that many of Numba's threads (at most ``numba.get_num_threads()``,
+    and at least :data:`MIN_ROWS_PER_THREAD` rows each): the same actions, each row being
+    decided on its own. Opt-in: they pay only on idle cores (with both cores busy, two
+    threads measured no faster, and ten times slower under Numba's OpenMP layer, whose
+    threads spin while waiting), and under that layer a process that has used them cannot
+    ``fork`` children that use them (spawn them)."""
     out = np.empty(len(obs), dtype=np.int64)
     if not len(obs):
         return out
+    masks = np.ascontiguousarray(masks, dtype=np.bool_)
     hand_sizes, alive, caller, stock, turns, phase = tables.decode(obs)
     t = tables
-    _decide_rows(
-        obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, t.n, w,
-        t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move, t.num_moves, out,
-    )  # fmt: skip
+    chunks = min(threads, numba.get_num_threads(), len(obs) // MIN_ROWS_PER_THREAD) if threads > 1 else 1
+    if chunks > 1:
+        _decide_rows_parallel(
+            chunks, obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
+            masks, t.n, w, t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move,
+            t.num_moves, out,
+        )  # fmt: skip
+    else:
+        _decide_rows(
+            obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, t.n,
+            w, t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move, t.num_moves,
+            out,
+        )  # fmt: skip
     legal = out >= 0
     rows = np.flatnonzero(legal)
     bad = rows[~masks[rows, out[rows]]]

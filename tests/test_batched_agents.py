@@ -103,6 +103,23 @@ def test_heuristic_phases_covered():
     assert seen == set(range(len(PHASES)))
 
 
+def test_heuristic_rows_are_independent_of_threads_and_batching():
+    """The compiled heuristic decides each row on its own: one or two Numba threads, the whole
+    batch or odd-sized pieces of it, the same actions (and the scalar agent's)."""
+    from agents.batched import BatchedHeuristic
+
+    for preset, n in (("standard", 2), ("french", 3)):
+        obs, masks = positions(preset, n, games=2, seed=12)
+        scalar = agents.make("heuristic", seed=0, rules=preset)
+        expected = np.array([scalar.act(o, m) for o, m in zip(obs, masks, strict=True)])
+        agent = BatchedHeuristic(rules=preset)
+        for threads in (1, 2):
+            agent.threads = threads
+            np.testing.assert_array_equal(agent.act_batch(obs, masks), expected)
+            pieces = [agent.act_batch(obs[i : i + 77], masks[i : i + 77]) for i in range(0, len(obs), 77)]
+            np.testing.assert_array_equal(np.concatenate(pieces), expected)
+
+
 def test_per_row_keys_are_per_row_agents():
     obs, masks = positions("standard", 3, games=1, seed=4)
     seeds = np.arange(len(obs)) % 5
