@@ -115,6 +115,22 @@ def test_a_wrong_round_result_is_a_divergence(monkeypatch):
         verify(get_rules("seven", 2), games=4, seed=0, batch=4)
 
 
+def test_a_wrong_reward_is_a_divergence(monkeypatch):
+    from yaniv_env.vector import verify as verify_module
+
+    original = verify_module.round_rewards
+
+    def round_rewards(res, scheme="score_outcome", episode="game"):
+        out = original(res, scheme, episode)
+        if scheme == "round_win" and episode == "round":
+            out[res.round_over, 0] += 1e-9
+        return out
+
+    monkeypatch.setattr(verify_module, "round_rewards", round_rewards)
+    with pytest.raises(Divergence, match=r"seven 2p, game seed \d+, round 0, .*rewards \(round_win, round episodes\)"):
+        verify(get_rules("seven", 2), games=4, seed=0, batch=4)
+
+
 OPTIONS = st.fixed_dictionaries(
     {
         "private_windows": st.booleans(),

@@ -131,7 +131,36 @@ EPISODES = ("game", "round")
 REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome")
 SCORE_SCALE = 100.0
 
-__all__ = ["CardGameEnv", "FastDiscrete", "env", "place_reward", "raw_env", "wrap"]
+__all__ = ["CardGameEnv", "FastDiscrete", "env", "part_rewards", "place_reward", "raw_env", "wrap"]
+
+
+def part_rewards(
+    state: engine.State, round_start_scores: list[int], scheme: str, episode: str, live: list[int]
+) -> list[float]:
+    """Every seat's reward for the round that just ended in ``state`` (``ROUND_OVER`` or
+    ``GAME_OVER``), under reward ``scheme`` and ``episode`` (see "Rewards" above): what the
+    environment adds to each seat of ``live`` (the seats still in the game when the round
+    began) and to the round's winners; the batched engine's
+    :func:`yaniv_env.vector.round_rewards` must give the same (its differential test checks)."""
+    rr = state.round_result
+    n = state.num_players
+    rewards = [0.0] * n
+    if scheme in ("score", "score_outcome"):
+        for p in live:
+            rewards[p] -= (state.scores[p] - round_start_scores[p]) / SCORE_SCALE
+    if scheme == "round_win":
+        for p in rr.winners:
+            rewards[p] += 1.0
+    if scheme in ("outcome", "score_outcome"):
+        if episode == "round":
+            result = engine.outcome(state)
+            for p in result.played:
+                rewards[p] += place_reward(result.places[p], len(result.played))
+        else:
+            places = engine.ranking(state)
+            for p in live if state.phase == GAME_OVER else rr.eliminated:
+                rewards[p] += place_reward(places[p], n)
+    return rewards
 
 
 def env(**kwargs) -> AECEnv:
@@ -171,28 +200,14 @@ class raw_env(CardGameEnv):
     def _end_of_part(self) -> None:
         g = self.game
         rr = g.round_result
-        scheme = self.reward_scheme
         n = g.num_players
         agents = self.possible_agents
         live = [p for p in range(n) if agents[p] in self.rewards]
-        if scheme in ("score", "score_outcome"):
-            for p in live:
-                self.rewards[agents[p]] -= (g.scores[p] - self._round_start_scores[p]) / SCORE_SCALE
-        if scheme == "round_win":
-            for p in rr.winners:
-                self.rewards[agents[p]] += 1.0
+        for p, r in enumerate(part_rewards(g, self._round_start_scores, self.reward_scheme, self.episode, live)):
+            if r:
+                self.rewards[agents[p]] += r
         game_over = g.phase == GAME_OVER
         episode_over = game_over or self.episode == "round"
-        if scheme in ("outcome", "score_outcome"):
-            if self.episode == "round":
-                result = engine.outcome(g)
-                for p in result.played:
-                    self.rewards[agents[p]] += place_reward(result.places[p], len(result.played))
-            else:
-                places = engine.ranking(g)
-                ending = live if game_over else rr.eliminated
-                for p in ending:
-                    self.rewards[agents[p]] += place_reward(places[p], n)
         truncated = (self.episode == "round" and rr.truncated) or (game_over and g.game_truncated)
         scores = ", ".join(f"{agents[p]} {rr.scores[p]}" for p in range(n))
         event = f"round over: {round_result_line(rr)}; scores {scores}"

@@ -5,7 +5,9 @@ that many games on :class:`~yaniv_env.vector.BatchedYaniv` and replays each, dec
 decision, through :mod:`yaniv_env.engine` from the same seed: at every decision the acting
 seat and phase, the legal mask and the acting seat's observation (every seat's at every
 ``--all-seats-every``-th step), at every round end the round result, the score changes and
-the places, at the game end the ranking. It prints one summary line (games, decisions,
+the places, every seat's reward under every reward scheme and episode type (the AEC
+environment's :func:`yaniv_env.yaniv_aec.part_rewards` against
+:func:`~yaniv_env.vector.round_rewards`), at the game end the ranking. It prints one summary line (games, decisions,
 rounds, divergences, seconds) per preset and player count and exits 1 on any divergence.
 
 The moves come from a mix of uniform random play and a greedy player (call Yaniv when
@@ -39,7 +41,8 @@ from ..actions import BLAST, CALL_YANIV, DISCARD_BASE, TAKE_BASE
 from ..cards import YANIV_VALUE
 from ..observation import ObservationLayout
 from ..rules import Rules
-from .batched import REASONS, BatchedYaniv, StepResult
+from ..yaniv_aec import EPISODES, REWARD_SCHEMES, part_rewards
+from .batched import REASONS, BatchedYaniv, StepResult, round_rewards
 from .configs import ConfigSummary, run_configs
 
 
@@ -110,7 +113,19 @@ def _diverged(eng: BatchedYaniv, b: int, s: engine.State, what: str):
     )
 
 
-def _check_round(res: StepResult, b: int, s: engine.State, before: list[int], eng: BatchedYaniv) -> None:
+def _all_rewards(res: StepResult) -> dict[tuple[str, str], np.ndarray]:
+    """The batched rewards of every reward scheme and episode type for ``res``."""
+    return {(scheme, episode): round_rewards(res, scheme, episode) for scheme in REWARD_SCHEMES for episode in EPISODES}
+
+
+def _check_round(
+    res: StepResult,
+    b: int,
+    s: engine.State,
+    before: list[int],
+    eng: BatchedYaniv,
+    rewards: dict[tuple[str, str], np.ndarray],
+) -> None:
     rr = s.round_result
     n = s.num_players
     totals = [-1 if t is None else t for t in rr.hand_totals]
@@ -153,6 +168,11 @@ def _check_round(res: StepResult, b: int, s: engine.State, before: list[int], en
     for name, value in want.items():
         if got[name] != value:
             _diverged(eng, b, s, f"round result {name}: batched {got[name]}, scalar {value}")
+    live = [p for p, total in enumerate(rr.hand_totals) if total is not None]
+    for (scheme, episode), batch in rewards.items():
+        expected, got_rewards = part_rewards(s, before, scheme, episode, live), batch[b].tolist()
+        if got_rewards != expected:
+            _diverged(eng, b, s, f"rewards ({scheme}, {episode} episodes): batched {got_rewards}, scalar {expected}")
 
 
 def _mask_lists(masks: np.ndarray) -> tuple[list[int], list[int]]:
@@ -257,6 +277,7 @@ def verify(
         res = eng.step(np.array(actions, dtype=np.int64))
         summary.decisions += len(slots)
         round_over = res.round_over.tolist()
+        rewards = _all_rewards(res) if any(round_over) else {}
         finished = []
         for b in slots:
             s = states[b]
@@ -266,7 +287,7 @@ def verify(
                 _diverged(eng, b, s, f"round over {round_over[b]} != scalar {over}")
             if over:
                 summary.rounds += 1
-                _check_round(res, b, s, befores[b], eng)
+                _check_round(res, b, s, befores[b], eng, rewards)
                 if s.phase == engine.ROUND_OVER:
                     engine.start_next_round(s)
                     befores[b] = list(s.scores)
