@@ -50,7 +50,7 @@ from yaniv_env.vector.kernels import pick_legal
 
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
-from .heuristic_batched import first_legal, heuristic_batch, heuristic_tables, weights
+from .heuristic_batched import _eight, first_legal, heuristic_batch, heuristic_tables, weights
 from .streams import agent_key
 
 __all__ = ["BatchedRandom", "BatchedGreedy", "BatchedHeuristic", "BatchedTrained", "ScalarLoop", "batched"]
@@ -136,7 +136,9 @@ class _GreedyTables:
         self.disc_value = np.array([sum(YANIV_VALUE[k] for k in d.cards) for d in discards], dtype=np.int64)
         self.disc_size = np.array([len(d.cards) for d in discards], dtype=np.int64)
         self.disc_counts = np.zeros((len(discards), NUM_KINDS), dtype=np.int64)
+        self.disc_cards = np.zeros((len(discards), max(len(d.cards) for d in discards)), dtype=np.int64)
         for i, d in enumerate(discards):
+            self.disc_cards[i, : len(d.cards)] = d.cards
             for k in d.cards:
                 self.disc_counts[i, k] += 1
         # melds_with[c, :n_melds_with[c]]: discards of more than one card that contain card c
@@ -156,7 +158,7 @@ def _greedy_tables(rules: Rules) -> _GreedyTables:
 
 @numba.njit(cache=True)
 def _greedy_kernel(
-    obs, masks, words, use_words, take_max, hand_start, phase_start, disc_value, disc_size, disc_counts,
+    obs, masks, words, use_words, take_max, hand_start, phase_start, disc_value, disc_size, disc_counts, disc_cards,
     melds_with, n_melds_with, card_value, call_max, out,
 ):  # fmt: skip
     """GreedyAgent.act for each row (see its docstring); a row whose discard has tied
@@ -187,19 +189,22 @@ def _greedy_kernel(
                 nbest = 0
                 bv = -1
                 bs = -1
-                for a in range(DISCARD_BASE, A):
-                    if not masks[b, a]:
+                for blk in range(DISCARD_BASE, A, 8):  # eight discards at a time: most are illegal
+                    if blk + 8 <= A and _eight(masks, b, blk) == 0:
                         continue
-                    i = a - DISCARD_BASE
-                    v = disc_value[i]
-                    s = disc_size[i]
-                    if v > bv or (v == bv and s > bs):
-                        bv = v
-                        bs = s
-                        nbest = 0
-                    if v == bv and s == bs:
-                        best[nbest] = a
-                        nbest += 1
+                    for a in range(blk, min(blk + 8, A)):
+                        if not masks[b, a]:
+                            continue
+                        i = a - DISCARD_BASE
+                        v = disc_value[i]
+                        s = disc_size[i]
+                        if v > bv or (v == bv and s > bs):
+                            bv = v
+                            bs = s
+                            nbest = 0
+                        if v == bv and s == bs:
+                            best[nbest] = a
+                            nbest += 1
                 if nbest == 1:
                     act = best[0]
                 elif nbest > 1:
@@ -219,7 +224,8 @@ def _greedy_kernel(
                 for j in range(n_melds_with[c]):
                     d = melds_with[c, j]
                     fits = True
-                    for k in range(53):
+                    for j in range(disc_size[d]):  # the meld's cards (the other kinds need none)
+                        k = disc_cards[d, j]
                         if disc_counts[d, k] > hand[k]:
                             fits = False
                             break
@@ -260,7 +266,7 @@ class BatchedGreedy(GreedyAgent):
         out = np.empty(len(obs), dtype=np.int64)
         _greedy_kernel(
             obs, m, words, use_words, self.take_max, t.hand_start, t.phase_start, t.disc_value, t.disc_size,
-            t.disc_counts, t.melds_with, t.n_melds_with, t.card_value, t.call_max, out,
+            t.disc_counts, t.disc_cards, t.melds_with, t.n_melds_with, t.card_value, t.call_max, out,
         )  # fmt: skip
         return out
 
