@@ -132,7 +132,7 @@ def test_tiny_league_run_on_the_batched_env_seats_snapshots_and_resumes(tmp_path
         "--net-arch", "32", "--opponents", "random:1,greedy:1", "--eval-every", "0", "--final-eval-games", "0",
         "--no-progress", "--pretrain", "none", "--league", "--snapshot-every", "512", "--gate-games", "2",
         "--league-prob", "0.9", "--turn-limit", "16", "--output-dir", str(tmp_path), "--run-name", "league",
-        "--seed", "2",
+        "--seed", "2", "--episode", "round", "--advice", "none",
     ]  # fmt: skip
     assert T.main(argv) == 0
     out = capsys.readouterr().out

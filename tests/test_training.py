@@ -32,6 +32,7 @@ TINY = [
     "--gate-games", "2", "--final-eval-games", "0", "--no-progress", "--torch-threads", "1",
     "--pretrain", "greedy", "--pretrain-samples", "300", "--pretrain-epochs", "1",
     "--vec-env", "dummy",  # the league on the Gymnasium wrappers (batched: tests/test_league_vec.py)
+    "--advice", "none",  # a plain policy (advised ones: tests/test_advice.py)
 ]  # fmt: skip
 
 
@@ -265,12 +266,22 @@ def test_args_parser_defaults_and_docs():
     assert args.minutes == 10.0 and args.progress is False and args.net_arch == "64,64"
     assert given == {"minutes", "progress", "net_arch"}
     defaults = T.Args()
+    # the main job's recipe (README): advised by the heuristic, whole games against it, a low
+    # learning rate and no entropy bonus
     assert (defaults.rules, defaults.num_players, defaults.episode, defaults.reward) == (
         "standard",
         2,
-        "round",
+        "game",
         "score_outcome",
     )
+    assert (defaults.advice, defaults.opponents, defaults.learning_rate, defaults.ent_coef) == (
+        "heuristic",
+        "heuristic:1",
+        1e-5,
+        0.0,
+    )
+    pis = config.apply_game_defaults(T.Args(game="pis_yedili"), set())
+    assert (pis.advice, pis.episode, pis.learning_rate, pis.ent_coef) == ("", "deal", 1e-4, 0.01)
     docs = config.field_docs(T.Args)
     assert set(docs) == {f.name for f in dataclasses.fields(T.Args)}
     assert "--snapshot-every" in config.build_parser(T.Args).format_help()

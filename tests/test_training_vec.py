@@ -99,7 +99,8 @@ def test_tiny_batched_run_trains_resumes_and_evaluates(tmp_path: Path, capsys):
         "--total-timesteps", "512", "--n-envs", "8", "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1",
         "--net-arch", "32", "--opponents", "random:1,heuristic:1", "--eval-every", "0", "--final-eval-games", "0",
         "--no-progress", "--pretrain", "heuristic", "--pretrain-samples", "400", "--pretrain-epochs", "1",
-        "--advice", "heuristic", "--output-dir", str(tmp_path), "--run-name", "vec", "--seed", "4",
+        "--advice", "heuristic", "--episode", "round", "--output-dir", str(tmp_path), "--run-name", "vec",
+        "--seed", "4",
     ]  # fmt: skip
     assert T.main(tiny) == 0
     out = capsys.readouterr().out

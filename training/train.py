@@ -170,15 +170,16 @@ class Args:
     torch_threads: int = 1
     """torch.set_num_threads for training (0: the number of CPU cores). More than one
     thread is much slower when the cores are shared with other work."""
-    opponents: str = "random:1,greedy:2,heuristic:2"
+    opponents: str = "heuristic:1"
     """Opponent mix: comma-separated agent names (``agents.make``) or .zip models, each
-    with an optional ``:weight``; one is drawn per seat and episode. Baselines of the
-    default mix that are not installed are left out with a warning."""
+    with an optional ``:weight`` (e.g. ``random:1,greedy:2,heuristic:2``); one is drawn per
+    seat and episode. Baselines of the default mix that are not installed are left out with
+    a warning."""
     learner_seat: str = "random"
     """The learner's seat: a number, or ``random`` (drawn per episode)."""
-    episode: str = "round"
-    """Training episodes: ``round`` (one round: short, dense credit assignment) or ``game``
-    (Pis Yedili: ``deal`` or ``game``)."""
+    episode: str = "game"
+    """Training episodes: ``game`` (whole games: what is judged) or ``round`` (one round:
+    short, dense credit assignment) (Pis Yedili: ``deal`` or ``game``)."""
     reward: str = "score_outcome"
     """Reward scheme of the environment: ``score``, ``outcome``, ``round_win``, ``score_outcome``
     (Pis Yedili: ``deal_win`` for ``round_win``)."""
@@ -222,10 +223,11 @@ class Args:
     pretrain_departure_weight: float = 1.0
     """Imitation with --advice: weight in the policy loss of the decisions where the teacher
     departs from the advice (they are few: ~4% for search advised by the heuristic)."""
-    learning_rate: float = 1e-4
-    """Adam learning rate of PPO. Low, so that PPO refines the imitation warm start rather
-    than wrecking it (3e-4 first lost ~10 points of round win rate); from scratch
-    (--pretrain none) 3e-4 learns faster."""
+    learning_rate: float = 1e-5
+    """Adam learning rate of PPO. Low, so that PPO refines the advised, imitated start
+    rather than drifting from it (with --advice heuristic, 1e-4 lost about 10 points of
+    game win rate against the heuristic in ten minutes, 1e-5 kept it level); without advice
+    1e-4, and from scratch (--pretrain none) 3e-4, learn faster."""
     n_steps: int = 128
     """Steps per environment per PPO rollout (the rollout is n_steps * n_envs)."""
     batch_size: int = 256
@@ -238,8 +240,9 @@ class Args:
     """GAE lambda."""
     clip_range: float = 0.2
     """PPO clipping range."""
-    ent_coef: float = 0.01
-    """Entropy bonus coefficient."""
+    ent_coef: float = 0.0
+    """Entropy bonus coefficient (0: the advised policy is not pushed away from its
+    advisor's moves; 0.01 suits a policy trained without advice)."""
     vf_coef: float = 0.5
     """Value loss coefficient."""
     max_grad_norm: float = 0.5
@@ -253,11 +256,11 @@ class Args:
     so that what is learnt about one discard id carries over to the others holding the
     same cards; off: the plain MLP output layer, one independent logit per action id.
     Yaniv only (Pis Yedili's 71 actions are one card each)."""
-    advice: str = ""
-    """Residual policy learning (``agents.advice``): this agent's move (e.g. ``heuristic``)
-    is added to the learner's observation and to its logits with a trained weight that
-    starts at --advice-scale, so training starts from that agent's play and learns where
-    to depart from it; the advisor is part of the model ("" or none: a plain policy)."""
+    advice: str = "heuristic"
+    """Residual policy learning (``agents.advice``): this agent's move is added to the
+    learner's observation and to its logits with a trained weight that starts at
+    --advice-scale, so training starts from that agent's play and learns where to depart
+    from it; the advisor is part of the model ("" or none: a plain policy)."""
     advice_scale: float = 5.0
     """Advice: starting weight of the advised move's logit."""
     eval_every: int = 100_000
