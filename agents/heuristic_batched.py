@@ -162,10 +162,12 @@ def _eight(typingctx, masks, b, a):
 # -- hand arithmetic ---------------------------------------------------------------------------
 #
 # Speed: the row loop (:func:`_decide_range`) works on borrowed arrays (:func:`_borrowed`)
-# and its helpers are inlined (``inline="always"``) and take scratch arrays at offsets, never
-# slices or fresh arrays. With owned arrays, every array argument of every helper call (inlined
-# or not) and every slice cost an atomic reference-count increment and decrement: more than
-# half of a decision's time. Scratch ints (``sc``, :data:`SCRATCH` ints per block): by rank
+# and its helpers take scratch arrays at offsets, never slices or fresh arrays. With owned
+# arrays, every array argument of every helper call (inlined or not) and every slice cost an
+# atomic reference-count increment and decrement: more than half of a decision's time. The
+# small helpers are inlined (``inline="always"``); _hand_cost, _best_removed and _sum_cdf are
+# not: inlined everywhere too, the row loop took four minutes to compile (about 6% faster).
+# Scratch ints (``sc``, :data:`SCRATCH` ints per block): by rank
 # (13), by suit (4), kinds present (52), a suit's ranks (13); block 0 holds the parts of the
 # hand being drawn to (:func:`_parts`), block 1 serves whole hand costs.
 
@@ -244,7 +246,7 @@ def _group(g, r, mu):
     return g * (VALUE[r] + mu) if g > 1 else -1.0
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _best_removed(hand, m, mu, ir, sc, o):
     """Context.best_removed over ``hand[:m]`` (scratch block at ``sc[o:]``)."""
     jokers, best = _count(hand, m, mu, sc, o)
@@ -266,7 +268,7 @@ def _beaten(beat, t):
     return beat[t] if t < beat.shape[0] else beat[beat.shape[0] - 1]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _hand_cost(hand, m, beat, pe, mu, ir, sc, o):
     """HeuristicPolicy.hand_cost of ``hand[:m]``."""
     total = _total(hand, m)
@@ -483,7 +485,7 @@ def _weighted(hist, bias, w):
         w[0] = 1.0
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _sum_cdf(base, unknown, hist, cap, out, dist):
     """``out[:cap + 1]``: ``P(base + sum of unknown cards <= t)`` (``dist``: [2, cap + 1] scratch)."""
     if base > cap:
@@ -843,24 +845,12 @@ def _decide_range(
             out[b] = pa
 
 
-@numba.njit(cache=True)
-def _decide_rows(
-    obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
-    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
-):  # fmt: skip
-    scratch = _scratch(n, ir[R_CALL_MAX], card_end, num_moves, masks.shape[1])
-    _decide_range(
-        0, masks.shape[0], obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase,
-        masks, n, w, ir, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
-    )  # fmt: skip
-
-
 @numba.njit(cache=True, parallel=True)
 def _decide_rows_parallel(
     chunks, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
     deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
 ):  # fmt: skip
-    """:func:`_decide_rows` with the rows cut into ``chunks`` spread over Numba's threads."""
+    """:func:`_decide_range` over all rows, cut into ``chunks`` spread over Numba's threads."""
     B = masks.shape[0]
     for c in numba.prange(chunks):
         scratch = _scratch(n, ir[R_CALL_MAX], card_end, num_moves, masks.shape[1])
@@ -899,11 +889,12 @@ def heuristic_batch(
             masks, t.n, w, t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move,
             t.num_moves, out,
         )  # fmt: skip
-    else:
-        _decide_rows(
-            obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, t.n,
-            w, t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move, t.num_moves,
-            out,
+    else:  # the same compiled _decide_range as the threads' (int64 bounds): compiled once
+        scratch = _scratch(t.n, int(t.int_rules[R_CALL_MAX]), t.card_end, t.num_moves, masks.shape[1])
+        _decide_range(
+            0, len(obs), obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
+            masks, t.n, w, t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move,
+            t.num_moves, out, scratch,
         )  # fmt: skip
     legal = out >= 0
     rows = np.flatnonzero(legal)
