@@ -299,3 +299,19 @@ def test_many_games_per_preset(name, players):
     summary = verify(get_rules(name, players), games=games, seed=7, greedy_share=0.5, workers=workers)
     print(summary.line())
     assert summary.divergences == 0 and summary.games == games
+
+
+def test_observations_and_masks_of_some_rows_equal_those_rows_of_the_whole_batch():
+    eng = BatchedYaniv("french", num_envs=12, seed=5, num_players=3)
+    for _ in range(40):
+        rows = np.array([7, 0, 11, 3])
+        full_obs, full_masks = eng.observations(), eng.legal_masks()
+        assert np.array_equal(eng.observations(rows=rows), full_obs[rows])
+        assert np.array_equal(eng.legal_masks(rows=rows), full_masks[rows])
+        assert np.array_equal(eng.observations(seats=2, rows=rows), eng.observations(seats=2)[rows])
+        assert eng.observations(rows=np.array([], np.int64)).shape == (0, eng.layout.size)
+        eng.step(np.array([np.flatnonzero(m)[0] for m in full_masks]))
+    with pytest.raises(ValueError, match="rows must be game indices in 0..11"):
+        eng.legal_masks(rows=[12])
+    with pytest.raises(ValueError, match="rows must be game indices"):
+        eng.observations(rows=[[0, 1]])

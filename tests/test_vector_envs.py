@@ -45,15 +45,18 @@ class ScalarBatch:
     def current(self):
         return np.array([g.current for g in self.games])
 
-    def observations(self, seats=None):
-        seats = self.current if seats is None else seats
-        return np.stack([self.layout.build(g, int(p)) for g, p in zip(self.games, seats, strict=True)])
+    def observations(self, seats=None, rows=None):
+        rows = np.arange(self.num_envs) if rows is None else np.asarray(rows)
+        seats = self.current[rows] if seats is None else np.broadcast_to(seats, rows.shape)
+        out = [self.layout.build(self.games[b], int(p)) for b, p in zip(rows, seats, strict=True)]
+        return np.stack(out) if out else np.zeros((0, self.layout.size), np.float32)
 
-    def legal_masks(self):
-        m = np.zeros((self.num_envs, self.num_actions), bool)
-        for b, g in enumerate(self.games):
-            if g.phase != engine.GAME_OVER:
-                m[b, engine.legal_actions(g)] = True
+    def legal_masks(self, rows=None):
+        rows = np.arange(self.num_envs) if rows is None else np.asarray(rows)
+        m = np.zeros((len(rows), self.num_actions), bool)
+        for i, b in enumerate(rows):
+            if self.games[b].phase != engine.GAME_OVER:
+                m[i, engine.legal_actions(self.games[b])] = True
         return m
 
     def step(self, actions):

@@ -148,25 +148,25 @@ class BatchedRunner:
         rows_of = np.arange(B)
         while (game_at >= 0).any():
             active = game_at >= 0
-            masks = eng.legal_masks()
-            obs = eng.observations()
             cur = eng.current
             actions = np.full(B, -1, dtype=np.int64)
             acting_entrant = entrant_at[rows_of, cur]
             for e, agent in enumerate(self.agents):
                 rows = np.flatnonzero(active & (acting_entrant == e))
-                if rows.size:
-                    actions[rows] = agent.act_batch(obs[rows], masks[rows], keys[rows, cur[rows]])
-            legal = masks[rows_of, np.maximum(actions, 0)] & (actions >= 0)
-            bad = np.flatnonzero(active & ~legal)
-            if bad.size:
-                b = int(bad[0])
-                label = self.labels[int(acting_entrant[b])]
-                seed = games[int(game_at[b])][1]
-                raise RuntimeError(
-                    f"agent {label!r} (player_{int(cur[b])}, deal seed {seed}) made an illegal move: "
-                    f"action {int(actions[b])}, legal: {np.flatnonzero(masks[b]).tolist()}"
-                )
+                if not rows.size:
+                    continue
+                # each entrant's games only: no observation is built or copied twice
+                masks = eng.legal_masks(rows=rows)
+                chosen = agent.act_batch(eng.observations(rows=rows), masks, keys[rows, cur[rows]])
+                actions[rows] = chosen
+                bad = np.flatnonzero(~(masks[np.arange(rows.size), np.maximum(chosen, 0)] & (chosen >= 0)))
+                if bad.size:
+                    i, b = int(bad[0]), int(rows[bad[0]])
+                    seed = games[int(game_at[b])][1]
+                    raise RuntimeError(
+                        f"agent {self.labels[e]!r} (player_{int(cur[b])}, deal seed {seed}) made an illegal move: "
+                        f"action {int(chosen[i])}, legal: {np.flatnonzero(masks[i]).tolist()}"
+                    )
             res = eng.step(actions)
             finished = []
             for b in np.flatnonzero(res.round_over & active):

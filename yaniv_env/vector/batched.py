@@ -127,6 +127,7 @@ class BatchedYaniv:
         self.game_seeds = np.zeros(B, np.int64)
         self._next_seed = 0
         self._legal_buf = np.empty(K.MAX_LEGAL, np.int64)
+        self._all_rows = np.arange(B, dtype=np.int64)
         self.reset(seed)
 
     # -- state ------------------------------------------------------------------------
@@ -184,10 +185,21 @@ class BatchedYaniv:
         return slots
 
     # -- reading --------------------------------------------------------------------
-    def legal_masks(self) -> np.ndarray:
-        """bool [B, A]: the legal actions of each game's acting seat."""
-        masks = np.empty((self.num_envs, self.num_actions), dtype=bool)
-        K.legal_masks(self._st, self._tb, masks)
+    def _rows(self, rows) -> np.ndarray:
+        """``rows`` (game indices; ``None``: every game) as a checked int64 array."""
+        if rows is None:
+            return self._all_rows
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        if rows.ndim != 1 or ((rows < 0) | (rows >= self.num_envs)).any():
+            raise ValueError(f"rows must be game indices in 0..{self.num_envs - 1}, got {rows!r}")
+        return rows
+
+    def legal_masks(self, rows=None) -> np.ndarray:
+        """bool [B, A]: the legal actions of each game's acting seat; with ``rows`` (game
+        indices), of those games only, in that order (``[len(rows), A]``)."""
+        rows = self._rows(rows)
+        masks = np.empty((rows.size, self.num_actions), dtype=bool)
+        K.legal_masks(self._st, self._tb, rows, masks)
         return masks
 
     def legal_actions(self, game: int) -> list[int]:
@@ -195,14 +207,20 @@ class BatchedYaniv:
         count = K.legal_list(self._st, self._tb, game, self._legal_buf)
         return sorted(self._legal_buf[:count].tolist())
 
-    def observations(self, seats=None) -> np.ndarray:
+    def observations(self, seats=None, rows=None) -> np.ndarray:
         """float32 [B, S]: each game's observation from ``seats[b]`` (default: the acting
-        seat), equal to ``ObservationLayout.build(state, seat)``."""
-        seats = self.current if seats is None else np.broadcast_to(np.asarray(seats, dtype=np.int64), self.num_envs)
+        seat), equal to ``ObservationLayout.build(state, seat)``; with ``rows`` (game
+        indices), of those games only, in that order (``[len(rows), S]``; ``seats`` then
+        gives one seat per row)."""
+        rows = self._rows(rows)
+        if seats is None:
+            seats = self.current[rows]
+        else:
+            seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), rows.size)
         if ((seats < 0) | (seats >= self.num_players)).any():
             raise ValueError(f"seats must be in 0..{self.num_players - 1}, got {seats.tolist()}")
-        out = np.empty((self.num_envs, self.layout.size), dtype=np.float32)
-        K.observations(self._st, self._tb, np.ascontiguousarray(seats), out)
+        out = np.empty((rows.size, self.layout.size), dtype=np.float32)
+        K.observations(self._st, self._tb, rows, np.ascontiguousarray(seats), out)
         return out
 
     def card_counts(self) -> np.ndarray:

@@ -240,19 +240,22 @@ class LearnerGames:
         more, over, trunc = np.zeros(B), np.zeros(B, bool), np.zeros(B, bool)
         waiting = rows & (self.engine.current != self.seats)
         while waiting.any():
-            obs = self.engine.observations()
-            masks = self.engine.legal_masks()
-            current = self.engine.current
-            index = current - (current > self.seats)  # opponent j plays the j-th other seat
-            actions = np.full(B, -1, np.int64)
             rows_waiting = np.flatnonzero(waiting)
-            j = index[rows_waiting]
+            # observations and masks of the waiting games only (often half of the batch or less)
+            obs = self.engine.observations(rows=rows_waiting)
+            masks = self.engine.legal_masks(rows=rows_waiting)
+            current = self.engine.current[rows_waiting]
+            j = current - (current > self.seats[rows_waiting])  # opponent j plays the j-th other seat
+            actions = np.full(B, -1, np.int64)
             acting = self.choice[rows_waiting, j]  # the policy of each waiting game's acting seat
             keys = self.opponent_keys[rows_waiting, j]
-            for k in np.unique(acting):  # one call per policy, wherever it sits
+            policies = np.unique(acting)
+            for k in policies:  # one call per policy, wherever it sits
+                if len(policies) == 1:
+                    actions[rows_waiting] = self.policies[k].act_batch(obs, masks, keys)
+                    break
                 at = acting == k
-                sel = rows_waiting[at]
-                actions[sel] = self.policies[k].act_batch(obs[sel], masks[sel], keys[at])
+                actions[rows_waiting[at]] = self.policies[k].act_batch(obs[at], masks[at], keys[at])
             r, o, t = self._engine_step(actions, waiting)
             more += r
             over |= o

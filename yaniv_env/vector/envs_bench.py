@@ -83,13 +83,12 @@ def bench_tournament(preset: str, games: int, num_envs: int, seed: int = 0) -> d
     cpu0, t0 = time.process_time(), time.perf_counter()
     live = np.ones(num_envs, bool)
     while live.any():
-        obs, masks, current = eng.observations(), eng.legal_masks(), eng.current
         actions = np.full(num_envs, -1, np.int64)
-        heuristic_to_act = current == heuristic_seat
+        heuristic_to_act = eng.current == heuristic_seat
         for policy, rows in ((heuristic, live & heuristic_to_act), (greedy, live & ~heuristic_to_act)):
             sel = np.flatnonzero(rows)
             if sel.size:
-                actions[sel] = policy.act_batch(obs[sel], masks[sel])
+                actions[sel] = policy.act_batch(eng.observations(rows=sel), eng.legal_masks(rows=sel))
         decisions += int(live.sum())
         res = eng.step(actions)
         over = np.flatnonzero(res.game_over)

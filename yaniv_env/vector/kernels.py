@@ -468,13 +468,13 @@ def _popcount(x):
 
 
 @njit(cache=True)
-def legal_masks(st, tb, masks):
-    """``masks[b]`` = the legal actions of game ``b`` (all False for finished games)."""
+def legal_masks(st, tb, rows, masks):
+    """``masks[i]`` = the legal actions of game ``rows[i]`` (all False for finished games)."""
     buf = np.empty(MAX_LEGAL, dtype=np.int64)
     masks[:, :] = False
-    for b in range(masks.shape[0]):
-        for i in range(legal_list(st, tb, b, buf)):
-            masks[b, buf[i]] = True
+    for i in range(rows.shape[0]):
+        for j in range(legal_list(st, tb, rows[i], buf)):
+            masks[i, buf[j]] = True
 
 
 @njit(cache=True)
@@ -1041,9 +1041,10 @@ def observe(st, tb, b, seat, out):
 
 
 @njit(cache=True)
-def observations(st, tb, seats, out):
-    for b in range(seats.shape[0]):
-        observe(st, tb, b, seats[b], out[b])
+def observations(st, tb, rows, seats, out):
+    """``out[i]`` = the observation of game ``rows[i]`` from seat ``seats[i]``."""
+    for i in range(rows.shape[0]):
+        observe(st, tb, rows[i], seats[i], out[i])
 
 
 @njit(cache=True)
