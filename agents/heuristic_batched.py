@@ -275,6 +275,14 @@ def _hand_cost(hand, m, beat, pe, mu, ir, sc, o):
     after = 0.0
     if m:
         after = total + mu * m - _best_removed(hand, m, mu, ir, sc, o)
+    return _cost(total, after, beat, pe, ir)
+
+
+@numba.njit(cache=True, inline="always")
+def _cost(total, after, beat, pe, ir):
+    """A hand's cost from its total and the cost of playing on (``after``): the round may end
+    now (``pe``), where a total that may call Yaniv costs the cheaper of playing on and
+    calling (beaten at the rate ``beat`` gives, with the penalty)."""
     if total <= ir[R_CALL_MAX]:
         c = _beaten(beat, total) * (total + ir[R_PENALTY])
         if c < after:
@@ -376,12 +384,7 @@ def _plus_cost(k, m, total, singles, J, beat, pe, mu, ir, sc, fs):
         if x > best:
             best = x
     tk = total + v
-    after = tk + mu * (m + 1) - best
-    if tk <= ir[R_CALL_MAX]:
-        x = _beaten(beat, tk) * (tk + ir[R_PENALTY])
-        if x < after:
-            after = x
-    return pe * tk + (1.0 - pe) * after
+    return _cost(tk, tk + mu * (m + 1) - best, beat, pe, ir)
 
 
 @numba.njit(cache=True, inline="always")
