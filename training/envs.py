@@ -141,23 +141,19 @@ class VecOpponentPool(_vec_env_wrapper()):
     def set_pool(self, paths: list[str]) -> int:
         """Replace the pool by these checkpoints (already loaded ones are kept); returns its size."""
         from agents.batched import batched
-        from training.league import load_snapshot
+        from training.league import load_snapshot, refresh_pool
 
-        loaded = dict(zip(self._pool_paths, self.pool, strict=True))
-        pool = []
-        for p in paths:
-            if p not in loaded:
-                agent = load_snapshot(p, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads)
-                loaded[p] = batched(agent)
-            pool.append(loaded[p])
-        self.pool, self._pool_paths = pool, list(paths)
-        return self.venv.set_pool(pool, self.league_prob)
+        def load(path):
+            return batched(load_snapshot(path, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads))
+
+        self.pool = refresh_pool(paths, dict(zip(self._pool_paths, self.pool, strict=True)), load)
+        self._pool_paths = list(paths)
+        return self.venv.set_pool(self.pool, self.league_prob)
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         if method_name == "set_pool":  # one pool for the batch (OpponentSampler: one per env)
             size = self.set_pool(*method_args, **method_kwargs)
-            count = self.num_envs if indices is None else 1 if isinstance(indices, int) else len(indices)
-            return [size] * count
+            return [size] * len(self._get_indices(indices))
         return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
     def reset(self):

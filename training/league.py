@@ -113,14 +113,13 @@ class OpponentSampler(gymnasium.Wrapper):
 
     def set_pool(self, paths: list[str]) -> int:
         """Replace the pool by these checkpoints (already loaded ones are kept)."""
-        loaded = dict(zip(self._pool_paths, self.pool, strict=True))
-        pool = []
-        for p in paths:
-            if p not in loaded:
-                loaded[p] = load_snapshot(p, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads)
-            pool.append(loaded[p])
-        self.pool, self._pool_paths = pool, list(paths)
-        return len(pool)
+
+        def load(path):
+            return load_snapshot(path, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads)
+
+        self.pool = refresh_pool(paths, dict(zip(self._pool_paths, self.pool, strict=True)), load)
+        self._pool_paths = list(paths)
+        return len(self.pool)
 
     def _draw(self) -> tuple[list, str]:
         picks, labels = [], []
@@ -152,6 +151,13 @@ class OpponentSampler(gymnasium.Wrapper):
 
     def action_masks(self) -> np.ndarray:
         return self._gym.action_masks()
+
+
+def refresh_pool(paths: list[str], loaded: dict, load) -> list:
+    """The pool members of ``paths``, in order: those already in ``loaded`` (path -> member)
+    kept, the others made by ``load(path)`` (in the order of ``paths``, so that members drawing
+    their seeds from one generator get the same seeds as before)."""
+    return [loaded[p] if p in loaded else load(p) for p in paths]
 
 
 def load_snapshot(path: str, rng: np.random.Generator, rules, deterministic: bool, torch_threads: int | None):

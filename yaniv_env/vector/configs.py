@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 from ..rules import PRESETS, Rules, get_rules
 
+#: What a check counts (added up over the parts of a configuration run in several processes).
+COUNTS = ("games", "decisions", "rounds")
 #: The counters every check's summary carries, added up over the configurations.
-TOTALS = ("games", "decisions", "rounds", "seconds")
+TOTALS = (*COUNTS, "seconds")
 
 
 @dataclass
@@ -23,6 +25,11 @@ class ConfigSummary:
     decisions: int = 0
     rounds: int = 0
     seconds: float = 0.0
+
+    def add(self, other: ConfigSummary, counters: tuple[str, ...] = TOTALS) -> None:
+        """Add ``other``'s ``counters`` to this summary's."""
+        for attr in counters:
+            setattr(self, attr, getattr(self, attr) + getattr(other, attr))
 
     @property
     def label(self) -> str:
@@ -75,8 +82,7 @@ def run_configs(
             print(summary.line(), flush=True)
             if total is None:
                 total = type(summary)("all configurations", 0)
-            for attr in TOTALS:
-                setattr(total, attr, getattr(total, attr) + getattr(summary, attr))
+            total.add(summary)
             if hasattr(total, "endings"):
                 total.endings.update(summary.endings)
     if total is not None:

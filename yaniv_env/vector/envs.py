@@ -250,12 +250,12 @@ class LearnerGames:
             acting = self.choice[rows_waiting, j]  # the policy of each waiting game's acting seat
             keys = self.opponent_keys[rows_waiting, j]
             policies = np.unique(acting)
-            for k in policies:  # one call per policy, wherever it sits
-                if len(policies) == 1:
-                    actions[rows_waiting] = self.policies[k].act_batch(obs, masks, keys)
-                    break
-                at = acting == k
-                actions[rows_waiting[at]] = self.policies[k].act_batch(obs[at], masks[at], keys[at])
+            if len(policies) == 1:  # one policy everywhere: its rows are all of them, no copies
+                actions[rows_waiting] = self.policies[policies[0]].act_batch(obs, masks, keys)
+            else:
+                for k in policies:  # one call per policy, wherever it sits
+                    at = acting == k
+                    actions[rows_waiting[at]] = self.policies[k].act_batch(obs[at], masks[at], keys[at])
             r, o, t = self._engine_step(actions, waiting)
             more += r
             over |= o

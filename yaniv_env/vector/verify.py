@@ -43,7 +43,7 @@ from ..observation import ObservationLayout
 from ..rules import Rules
 from ..yaniv_aec import EPISODES, REWARD_SCHEMES, part_rewards
 from .batched import REASONS, BatchedYaniv, StepResult, round_rewards
-from .configs import ConfigSummary, run_configs
+from .configs import COUNTS, ConfigSummary, run_configs
 
 
 def scalar_game(rules: Rules, seed: int) -> engine.State:
@@ -345,8 +345,7 @@ def _verify_parallel(
     # spawned (not forked) workers: the parent may run Numba's threads (the bench, tests)
     with multiprocessing.get_context("spawn").Pool(min(workers, len(chunks))) as pool:
         for part in pool.imap_unordered(_verify_chunk, chunks):
-            for attr in ("games", "decisions", "rounds"):
-                setattr(summary, attr, getattr(summary, attr) + getattr(part, attr))
+            summary.add(part, COUNTS)  # the wall clock is the parallel run's own
     summary.seconds = time.perf_counter() - start
     return summary
 
