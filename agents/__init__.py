@@ -110,6 +110,7 @@ for _name, _factory in {
     "greedy": "agents.greedy:GreedyAgent",
     "heuristic": "agents.heuristic:HeuristicAgent",
     "search": "agents.search:SearchAgent",
+    "search_fast": "agents.search_fast:FastSearchAgent",
     "ppo": _shipped_agent,
     "pis_random": "agents.pis_yedili:PisRandomAgent",
     "pis_heuristic": "agents.pis_yedili:PisHeuristicAgent",

@@ -26,6 +26,7 @@ scalar agents raise on them instead.
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 
 import numba
@@ -287,20 +288,41 @@ class BatchedGreedy(GreedyAgent):
 
 
 class ScalarLoop:
-    """Any scalar agent on a batch: ``act`` row by row (``-1`` where nothing is legal)."""
+    """Any scalar agent on a batch: ``act`` row by row (``-1`` where nothing is legal).
+
+    Row ``i`` is game ``i`` of the caller (a vector environment's slot), so each row has
+    its own copy of the agent: an agent that remembers its game between decisions (the
+    search's planned draw and the cards it took) keeps one memory per game. Row 0 is the
+    agent itself; the others are copies of the agent as it was given (or last reset),
+    made on first use, each reseeded from the agent's generator when the agent has
+    ``reset`` and ``rng``."""
 
     def __init__(self, agent):
         self.agent = agent
         self.name = getattr(agent, "name", type(agent).__name__)
+        self._agents = [agent]
+        self._template = copy.deepcopy(agent)
 
     def reset(self, seed: int | None = None) -> None:
         if hasattr(self.agent, "reset"):
             self.agent.reset(seed)
+        self._agents = [self.agent]
+        self._template = copy.deepcopy(self.agent)
+
+    def _row_agent(self, i: int):
+        while len(self._agents) <= i:
+            clone = copy.deepcopy(self._template)
+            if hasattr(clone, "reset") and hasattr(self.agent, "rng"):
+                clone.reset(int(self.agent.rng.integers(1 << 62)))
+            self._agents.append(clone)
+        return self._agents[i]
 
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
         obs, m = _as_batch(observations, masks)
-        act = self.agent.act
-        return np.array([act(o, r) if r.any() else -1 for o, r in zip(obs, m, strict=True)], dtype=np.int64)
+        out = np.full(len(obs), -1, dtype=np.int64)
+        for i in np.flatnonzero(m.any(axis=1)).tolist():
+            out[i] = self._row_agent(i).act(obs[i], m[i])
+        return out
 
 
 class BatchedHeuristic(HeuristicAgent):
@@ -391,6 +413,8 @@ def batched(agent, seed: int | None = None, rules: str | Rules = "standard", **o
         import agents
 
         agent = agents.make(agent, seed=seed, rules=rules, **options)
+        if hasattr(agent, "act_batch"):  # it decides for a batch itself (search_fast)
+            return agent
     from .base import RandomAgent
     from .trained import TrainedAgent
 

@@ -162,18 +162,42 @@ class SearchAgent(AgentBase):
     # -- acting -----------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         info = self.info(observation, action_mask)
+        a, cands = self._prepare(info)
+        if cands is not None:
+            a = self._searched(info, cands, self.evaluate(info, cands))
+        if a is None:
+            a = self.heuristic.decide(info)
+        return self._chosen(info, a)
+
+    def _prepare(self, info: Info) -> tuple[int | None, list[tuple[int, int | None]] | None]:
+        """``(action, None)`` when the move needs no rollouts (``None``: the heuristic's
+        move), or ``(None, candidates)`` to search."""
         self._track_known(info)
-        a = None
         if info.phase == DISCARD_PHASE:
             self._plan = None
-            a = self._search(info)
+            cands = self.candidate_plans(info)
+            if len(cands) > 1 and self.simulations > 0 and self._worth_searching(info):
+                return None, cands
+            if cands:
+                self._remember(info, *cands[0])
+                return cands[0][0], None
         elif info.phase == DRAW_PHASE and self._plan is not None:
             key, draw = self._plan
             self._plan = None
             if tuple(sorted(info.pending)) == key and draw in info.legal:
-                a = draw
-        if a is None:
-            a = self.heuristic.decide(info)
+                return draw, None
+        return None, None
+
+    def _searched(self, info: Info, cands: list[tuple[int, int | None]], values: np.ndarray | None) -> int | None:
+        """The candidate the rollout ``values`` choose (``None`` without values)."""
+        if values is None:
+            return None
+        a, d = cands[self.choose(values)]
+        self._remember(info, a, d)
+        self.searched += 1
+        return a
+
+    def _chosen(self, info: Info, a: int) -> int:
         a = checked_choice(self.name, a, info.legal, self.rng, self.strict)
         if info.phase == DRAW_PHASE and TAKE_BASE <= a < DISCARD_BASE:
             self._my_known.append(a - TAKE_BASE)
@@ -213,23 +237,6 @@ class SearchAgent(AgentBase):
             else:
                 out.append((CALL_YANIV, None))
         return out
-
-    def _search(self, info: Info) -> int | None:
-        cands = self.candidate_plans(info)
-        if not cands:
-            return None
-        if len(cands) == 1 or self.simulations <= 0 or not self._worth_searching(info):
-            a, d = cands[0]
-            self._remember(info, a, d)
-            return a
-        values = self.evaluate(info, cands)
-        if values is None:
-            return None
-        best = self.choose(values)
-        a, d = cands[best]
-        self._remember(info, a, d)
-        self.searched += 1
-        return a
 
     def _worth_searching(self, info: Info) -> bool:
         if self.search_cards is None or CALL_YANIV in info.legal:

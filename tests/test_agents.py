@@ -88,7 +88,7 @@ def test_strict_mode_raises_on_an_illegal_choice(name, monkeypatch):
     logic = bot.policy if name == "heuristic" else bot.heuristic
     monkeypatch.setattr(logic, "decide", _illegal)
     if name == "search":
-        monkeypatch.setattr(bot, "_search", lambda info: None)
+        monkeypatch.setattr(bot, "_prepare", lambda info: (None, None))
     with pytest.raises(IllegalChoiceError, match=rf"agent '{name}' chose action 0.*legal actions: \[{legal[0]}, "):
         bot.act(obs["observation"], obs["action_mask"])
     # without strict mode the slip is replaced by a legal move, with a warning
@@ -96,7 +96,7 @@ def test_strict_mode_raises_on_an_illegal_choice(name, monkeypatch):
     logic = lenient.policy if name == "heuristic" else lenient.heuristic
     monkeypatch.setattr(logic, "decide", _illegal)
     if name == "search":
-        monkeypatch.setattr(lenient, "_search", lambda info: None)
+        monkeypatch.setattr(lenient, "_prepare", lambda info: (None, None))
     with pytest.warns(RuntimeWarning, match="not legal"):
         assert lenient.act(obs["observation"], obs["action_mask"]) in legal
 

@@ -156,3 +156,33 @@ def test_trained_policy_one_forward_pass_matches_act():
     obs, masks = obs[:120], masks[:120]
     expected = [agent.act(o, m) for o, m in zip(obs, masks, strict=True)]
     np.testing.assert_array_equal(batched(agent).act_batch(obs, masks), expected)
+
+
+def test_scalar_loop_keeps_one_agent_per_row():
+    """Row i is game i: a scalar agent that remembers its game (as the search does) gets its
+    own copy per row, reseeded; row 0 is the agent itself."""
+
+    class Remembering:
+        def __init__(self, seed=None):
+            self.reset(seed)
+            self.seen: list[float] = []
+
+        def reset(self, seed=None):
+            self.rng = np.random.default_rng(seed)
+
+        def act(self, observation, action_mask):
+            self.seen.append(float(observation[0]))
+            return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+    agent = Remembering(seed=3)
+    loop = batched(agent)
+    obs = np.arange(3, dtype=np.float32)[:, None] * np.ones((3, 4), np.float32)
+    masks = np.ones((3, 5), dtype=bool)
+    masks[1] = False  # a finished game: -1, and no agent asked
+    for _ in range(2):
+        actions = loop.act_batch(obs, masks)
+        assert actions[1] == -1 and ((actions >= 0) == masks.any(axis=1)).all()
+    row_agents = loop._agents
+    assert row_agents[0] is agent and agent.seen == [0.0, 0.0]
+    assert row_agents[1].seen == [] and row_agents[2].seen == [2.0, 2.0]
+    assert row_agents[2].rng.bit_generator.state != agent.rng.bit_generator.state

@@ -10,7 +10,7 @@ import numpy as np
 from ..actions import action_table
 from ..cards import NUM_KINDS
 from ..core.seeding import game_key
-from ..engine import GAME_OVER
+from ..engine import DISCARD, GAME_OVER
 from ..observation import ObservationLayout
 from ..rules import Rules, get_rules
 from . import kernels as K
@@ -183,6 +183,70 @@ class BatchedYaniv:
         keys = np.array([game_key(np.random.default_rng(int(s))) for s in seeds], dtype=np.uint64)
         K.new_games(self._st, self._tb, slots, keys)
         return slots
+
+    def load_positions(self, rows, states) -> None:
+        """Put scalar engine states (:class:`yaniv_env.engine.State` of these rules) into the
+        slots ``rows``, each at the start of a turn (the ``DISCARD`` phase, no Blast window
+        open: what :func:`yaniv_env.engine.from_position` builds, or any game between two
+        turns). From there the slot plays exactly as the scalar state would: the same legal
+        moves, observations and round results, its reshuffles drawn from the state's key (a
+        search rolls positions out on the batched engine this way)."""
+        rows = self._rows(rows)
+        if len(rows) != len(states):
+            raise ValueError(f"{len(rows)} rows for {len(states)} states")
+        g, scores, alive, out_round, hands, hand_len, known, stock, pile, pile_cnt, top, takeable, keys = self._st
+        n = self.num_players
+        for b, s in zip(rows.tolist(), states, strict=True):
+            if s.rules != self.rules:
+                raise ValueError(f"state of rules {s.rules.name!r} ({s.num_players} players) for {self.rules.name!r}")
+            if s.phase != DISCARD or s.pending is not None or s.drawn >= 0 or s.caller is not None:
+                raise ValueError(f"load_positions takes states at the start of a turn; this one is in {s.phase_name}")
+            g[b, :] = 0
+            g[b, K.G_PHASE] = DISCARD
+            g[b, K.G_CURRENT] = s.current
+            g[b, K.G_TURN_PLAYER] = s.turn_player
+            g[b, K.G_CALLER] = -1
+            g[b, K.G_PENDING] = -1
+            g[b, K.G_DRAWN] = -1
+            g[b, K.G_BLAST_RANK] = -1
+            g[b, K.G_STOCK_LEN] = len(s.stock)
+            g[b, K.G_PILE_LEN] = len(s.pile)
+            g[b, K.G_TOP_LEN] = len(s.top)
+            g[b, K.G_TOP_FLASHED] = int(s.top_flashed)
+            g[b, K.G_ROUND_INDEX] = s.round_index
+            g[b, K.G_ROUND_TURNS] = s.round_turns
+            g[b, K.G_TURNS] = s.turns
+            g[b, K.G_FIRST_PLAYER] = s.first_player
+            g[b, K.G_NEXT_FIRST] = s.next_first
+            g[b, K.G_GAME_TRUNCATED] = int(s.game_truncated)
+            g[b, K.G_DRAW_ENDS_ROUND] = int(s.draw_ends_round)
+            g[b, K.G_RESHUFFLES] = s.reshuffles
+            scores[b] = s.scores
+            alive[b] = s.alive
+            out_round[b] = s.out_round
+            hands[b] = 0
+            known[b] = 0
+            for p in range(n):
+                np.add.at(hands[b, p], s.hands[p], 1)
+                np.add.at(known[b, p], s.known[p], 1)
+                hand_len[b, p] = len(s.hands[p])
+            stock[b, : len(s.stock)] = s.stock
+            pile[b, : len(s.pile)] = s.pile
+            pile_cnt[b] = 0
+            np.add.at(pile_cnt[b], s.pile, 1)
+            top[b, : len(s.top)] = s.top
+            takeable[b] = 0
+            takeable[b, list(s.takeable)] = 1
+            keys[b] = np.uint64(s.key)
+
+    def copy_rows(self, source, rows) -> None:
+        """Slot ``rows[i]`` becomes a copy of slot ``source[i]`` (its whole game)."""
+        source, rows = self._rows(source), self._rows(rows)
+        if source.shape != rows.shape:
+            raise ValueError(f"{len(source)} source slots for {len(rows)} rows")
+        for a in self._st:
+            a[rows] = a[source]
+        self.game_seeds[rows] = self.game_seeds[source]
 
     # -- reading --------------------------------------------------------------------
     def _rows(self, rows) -> np.ndarray:

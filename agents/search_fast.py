@@ -1,0 +1,217 @@
+"""``search_fast``: the search baseline with its rollouts on the batched engine."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from yaniv_env import engine
+
+from .common import CALL_YANIV, Info
+from .search import SearchAgent
+
+#: Most steps of one rollout (rounds end long before: the rules' turn limit).
+MAX_ROLLOUT_STEPS = 2000
+
+
+class FastSearchAgent(SearchAgent):
+    """:class:`agents.search.SearchAgent` whose rollouts run on the batched engine
+    (:class:`yaniv_env.vector.BatchedYaniv`), the compiled heuristic
+    (:class:`agents.batched.BatchedHeuristic`) playing every seat.
+
+    The same candidate plans, determinizations (drawn from the agent's generator as the
+    search draws them), values and choice rule as ``search``; what differs is the rollout
+    policy, the *full* heuristic compiled instead of its ``lite`` variant in Python, so
+    its decisions are its own (not ``search``'s). Each sample becomes a slot of the engine
+    (:meth:`~yaniv_env.vector.BatchedYaniv.load_positions`), copied once per candidate, and
+    every rollout of every searched decision of a batch steps together.
+    :meth:`act_batch` decides for many games at once (row ``i`` is game ``i``: each row
+    keeps the search's memory of its game, the planned draw and the cards it took), which
+    is how imitation collects its decisions (``yaniv train --pretrain search_fast``);
+    :meth:`act` is row 0's.
+
+    Options: those of ``search`` (:data:`agents.search.SEARCH_DEFAULTS`) but ``rollout``,
+    and the heuristic's (they weigh both the plans and the rollouts).
+    """
+
+    name = "search_fast"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        rules="standard",
+        num_players: int | None = None,
+        strict: bool | None = None,
+        **options,
+    ):
+        if "rollout" in options:
+            raise TypeError("search_fast rolls out with the compiled full heuristic: it takes no 'rollout' option")
+        super().__init__(seed, rules, num_players, strict, rollout="full", **options)
+        self._memories: list[tuple] = []
+        self._engine = None
+        self._rollout_agent = None
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._memories = []
+
+    # -- acting -----------------------------------------------------------------------
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations, masks, keys=None) -> np.ndarray:
+        """One decision per row (``-1`` where nothing is legal); ``keys`` is not used."""
+        obs = np.ascontiguousarray(np.asarray(observations, dtype=np.float32))
+        m = np.ascontiguousarray(np.asarray(masks).astype(bool, copy=False))
+        rows = len(obs)
+        while len(self._memories) < rows:
+            self._memories.append((None, [], -1))
+        out = np.full(rows, -1, dtype=np.int64)
+        infos: dict[int, Info] = {}
+        searches: list[tuple[int, Info, list]] = []
+        by_heuristic: list[int] = []
+        for i in range(rows):
+            if not m[i].any():
+                continue
+            info = infos[i] = self.info(obs[i], m[i])
+            with self._game(i):
+                a, cands = self._prepare(info)
+            if cands is not None:
+                searches.append((i, info, cands))
+            elif a is None:
+                by_heuristic.append(i)
+            else:
+                out[i] = a
+        for (i, info, cands), values in zip(searches, self._evaluate_all(searches) if searches else [], strict=True):
+            with self._game(i):
+                a = self._searched(info, cands, values)
+            if a is None:
+                by_heuristic.append(i)
+            else:
+                out[i] = a
+        if by_heuristic:
+            idx = np.array(sorted(by_heuristic))
+            out[idx] = self._rollout_policy_batch().act_batch(obs[idx], m[idx])
+        for i, info in infos.items():
+            with self._game(i):
+                out[i] = self._chosen(info, int(out[i]))
+        return out
+
+    @contextlib.contextmanager
+    def _game(self, row: int):
+        """The search's memory of game ``row`` (its planned draw, the cards it took) while
+        the block decides for that game."""
+        self._plan, self._my_known, self._last_turns = self._memories[row]
+        try:
+            yield
+        finally:
+            self._memories[row] = (self._plan, self._my_known, self._last_turns)
+
+    # -- rollouts on the batched engine -------------------------------------------------
+    def _rollout_policy_batch(self):
+        if self._rollout_agent is None:
+            from .batched import BatchedHeuristic
+
+            self._rollout_agent = BatchedHeuristic(
+                rules=self.base_rules, num_players=self.num_players, **self.heuristic.options
+            )
+        return self._rollout_agent
+
+    def _engine_for(self, rules, size: int):
+        from yaniv_env.vector import BatchedYaniv
+
+        if self._engine is None or self._engine.rules != rules or self._engine.num_envs < size:
+            capacity = max(size, 2 * self._engine.num_envs if self._engine is not None else 256)
+            self._engine = BatchedYaniv(rules, num_envs=capacity, seed=0)
+        return self._engine
+
+    def _evaluate_all(self, searches: list[tuple[int, Info, list]]) -> list[np.ndarray | None]:
+        """Rollout values (``simulations × candidates``) of every searched decision, or
+        ``None`` where no position could be sampled: the samples drawn as
+        :meth:`SearchAgent.evaluate` draws them, all rolled out together."""
+        samples, rows_of = [], []  # per search: its states, and its rows (sims × candidates)
+        first, draw, start_scores, start_alive = [], [], [], []
+        count = 0
+        for _, info, cands in searches:
+            sims = self.call_simulations if CALL_YANIV in info.legal else self.simulations
+            sims = max(2, min(sims, self.max_rollouts // len(cands)))
+            seeds = self.rng.integers(0, 2**63, size=(sims, 2))
+            bias = self.heuristic.bias_at(info) if self.sample_bias is None else self.sample_bias
+            states = []
+            for sim in range(sims):
+                base = self.determinize(info, np.random.default_rng(seeds[sim, 0]), bias)
+                if base is None:
+                    states = None
+                    break
+                states.append(base.copy(rng=np.random.default_rng(seeds[sim, 1])))
+            samples.append(states)
+            if states is None:
+                rows_of.append(None)
+                continue
+            rows_of.append(np.arange(count, count + sims * len(cands)).reshape(sims, len(cands)))
+            count += sims * len(cands)
+            for _ in range(sims):
+                for a, d in cands:
+                    first.append(a)
+                    draw.append(-1 if d is None else d)
+                    start_scores.append(info.scores)
+                    start_alive.append(info.alive)
+        if not count:
+            return [None] * len(searches)
+        rules = next(s for s in samples if s is not None)[0].rules
+        eng = self._engine_for(rules, count)
+        for states, rows in zip(samples, rows_of, strict=True):
+            if states is not None:
+                eng.load_positions(rows[:, 0], states)
+                for c in range(1, rows.shape[1]):
+                    eng.copy_rows(rows[:, 0], rows[:, c])
+        values = self._rollouts(eng, count, np.array(first), np.array(draw), start_scores, start_alive)
+        return [None if rows is None else values[rows] for rows in rows_of]
+
+    def _rollouts(self, eng, count: int, first, draw, start_scores, start_alive) -> np.ndarray:
+        """Play each row's plan for seat 0 (``first``, then the planned ``draw`` where it is
+        legal), roll every row out to the end of its round with the compiled heuristic, and
+        score it as :meth:`SearchAgent._value` does."""
+        n = eng.num_players
+        policy = self._rollout_policy_batch()
+        values = np.zeros(count)
+        active = np.arange(count)
+        actions = np.full(eng.num_envs, -1, dtype=np.int64)
+        for step in range(MAX_ROLLOUT_STEPS):
+            if not active.size:
+                break
+            if step == 0:
+                acts = first[active]
+            else:
+                masks = eng.legal_masks(rows=active)
+                acts = policy.act_batch(eng.observations(rows=active), masks)
+                if step == 1:  # the plan's draw, where the determinized position allows it
+                    d = draw[active]
+                    ok = (d >= 0) & (eng.phase[active] == engine.DRAW)
+                    ok &= masks[np.arange(active.size), np.maximum(d, 0)]
+                    acts = np.where(ok, d, acts)
+            actions[:] = -1
+            actions[active] = acts
+            res = eng.step(actions)
+            ended = res.round_over[active]
+            for r in active[ended].tolist():
+                values[r] = self._row_value(res, r, n, start_scores[r], start_alive[r])
+            active = active[~ended]
+        return values
+
+    def _row_value(self, res, r: int, n: int, scores0, alive0) -> float:
+        opps = [p for p in range(1, n) if alive0[p]]
+        if self.value == "points":
+            mine = res.points[r, 0]
+            theirs = sum(res.points[r, p] for p in opps) / max(1, len(opps))
+        else:
+            mine = res.scores[r, 0] - scores0[0]
+            theirs = sum(res.scores[r, p] - scores0[p] for p in opps) / max(1, len(opps))
+        v = float(theirs - mine)
+        if self.game_weight:
+            if res.game_over[r]:
+                v += self.game_weight * (n - 1 - 2 * int(res.places[r, 0])) / (n - 1)
+            elif res.eliminated[r, 0]:
+                v -= self.game_weight
+        return v

@@ -1,0 +1,58 @@
+"""``search_fast``: the search with its rollouts on the batched engine makes, decision for
+decision, the choices of ``search`` with the full heuristic as its rollout policy (the same
+samples, the same rollouts played by the compiled heuristic on the batched engine), and
+keeps one game's memory per row of a batch."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import agents  # noqa: E402
+from agents.batched import batched  # noqa: E402
+from yaniv_env import raw_env  # noqa: E402
+
+
+@pytest.mark.parametrize(("preset", "players"), [("standard", 2), ("standard", 3), ("french", 2), ("seven", 4)])
+def test_search_fast_decides_as_search_with_full_rollouts(preset, players):
+    env = raw_env(rules=preset, num_players=players)
+    env.reset(seed=5)
+    reference = agents.make("search", seed=9, rules=env.rules, rollout="full")
+    fast = agents.make("search_fast", seed=9, rules=env.rules)
+    others = [agents.make("heuristic", seed=p, rules=env.rules) for p in range(players)]
+    decisions = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(name)
+        if seat == 0:
+            action = reference.act(obs["observation"], obs["action_mask"])
+            assert fast.act(obs["observation"], obs["action_mask"]) == action, decisions
+            decisions += 1
+        else:
+            action = others[seat].act(obs["observation"], obs["action_mask"])
+        env.step(action)
+        if decisions >= 150:
+            break
+    assert reference.searched > 3 and fast.searched == reference.searched
+
+
+def test_search_fast_keeps_one_memory_per_row_and_is_its_own_batch():
+    fast = agents.make("search_fast", seed=1)
+    assert batched(fast) is fast and batched("search_fast", seed=1).name == "search_fast"
+    env = raw_env()
+    rows_obs, rows_masks = [], []
+    for seed in (1, 2):
+        env.reset(seed=seed)
+        obs = env.observe(env.agent_selection)
+        rows_obs.append(obs["observation"])
+        rows_masks.append(obs["action_mask"])
+    masks = np.array(rows_masks)
+    masks[1] = False
+    actions = fast.act_batch(np.array(rows_obs), masks)
+    assert actions[1] == -1 and masks[0, actions[0]]
+    assert len(fast._memories) == 2
+    with pytest.raises(TypeError, match="rollout"):
+        agents.make("search_fast", rollout="lite")
