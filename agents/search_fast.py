@@ -4,15 +4,81 @@ from __future__ import annotations
 
 import contextlib
 
+import numba
 import numpy as np
 
-from yaniv_env import engine
+from yaniv_env.engine import DRAW
+from yaniv_env.vector import kernels as K
 
 from .common import CALL_YANIV, Info
+from .heuristic_batched import _decide_range, _scratch, heuristic_tables, weights
 from .search import SearchAgent
 
 #: Most steps of one rollout (rounds end long before: the rules' turn limit).
 MAX_ROLLOUT_STEPS = 2000
+
+
+@numba.njit(cache=True)
+def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, obs, mask):
+    """Play each slot of ``rows`` to the end of its round: ``first[i]`` for the acting
+    seat, then the heuristic (``_decide_range`` on the acting seat's observation, decoded
+    as :meth:`HeuristicTables.decode` does) for every seat, except that the decision right
+    after ``first[i]`` takes ``draw[i]`` where it is a legal draw. ``ht``: the heuristic's
+    tables (card_end, known_start, card_starts, n, int_rules, deck_counts, disc_counts,
+    disc_takeable, disc_n_takeable, disc_move, num_moves); ``fields``: the observation
+    offsets of hand_sizes, alive, caller, stock, round_progress and phase; ``scales``:
+    hand size, deck size, turn limit; ``obs`` and ``mask``: one row of work space."""
+    card_end, known_start, card_starts, n, ir, deck_counts, disc_counts, disc_takeable, disc_n_takeable = ht[:9]
+    disc_move, num_moves = ht[9], ht[10]
+    g = st[0]
+    round_over = rs[2]
+    legal = np.empty(K.MAX_LEGAL, np.int64)
+    hand_sizes = np.zeros((1, n), np.int64)
+    alive = np.zeros((1, n), np.bool_)
+    caller = np.zeros(1, np.int64)
+    stock = np.zeros(1, np.int64)
+    turns = np.zeros(1, np.int64)
+    phase = np.zeros(1, np.int64)
+    out = np.zeros(1, np.int64)
+    scratch = _scratch(n, ir[0], card_end, num_moves, mask.shape[1])
+    f_hand, f_alive, f_caller, f_stock, f_progress, f_phase = fields
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        K.apply(st, tb, rs, b, first[i])
+        for step in range(1, max_steps):
+            if round_over[b]:
+                break
+            mask[0, :] = False
+            count = K.legal_list(st, tb, b, legal)
+            for j in range(count):
+                mask[0, legal[j]] = True
+            K.observe(st, tb, b, g[b, K.G_CURRENT], obs[0])
+            arg = 0
+            for p in range(n):
+                hand_sizes[0, p] = round(obs[0, f_hand + p] * np.float32(scales[0]))
+                alive[0, p] = obs[0, f_alive + p] > 0.5
+                if obs[0, f_caller + p] > obs[0, f_caller + arg]:
+                    arg = p
+            caller[0] = arg if obs[0, f_caller + arg] > 0.5 else -1
+            stock[0] = round(np.float64(obs[0, f_stock]) * scales[1])
+            turns[0] = round(np.float64(obs[0, f_progress]) * scales[2])
+            top = 0
+            for q in range(1, 5):
+                if obs[0, f_phase + q] > obs[0, f_phase + top]:
+                    top = q
+            phase[0] = top
+            _decide_range(
+                0, 1, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, mask,
+                n, w, ir, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
+            )  # fmt: skip
+            a = out[0]
+            if step == 1 and draw[i] >= 0 and g[b, K.G_PHASE] == DRAW and mask[0, draw[i]]:
+                a = draw[i]
+            if a < 0 or not mask[0, a]:  # never expected (the batched heuristic hands these to Python)
+                a = legal[0]
+            K.apply(st, tb, rs, b, a)
+        if round_over[b]:
+            K.ranking(st, tb, b, rs[18][b])
 
 
 class FastSearchAgent(SearchAgent):
@@ -51,6 +117,7 @@ class FastSearchAgent(SearchAgent):
         self._memories: list[tuple] = []
         self._engine = None
         self._rollout_agent = None
+        self._kernel_args = None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -171,34 +238,35 @@ class FastSearchAgent(SearchAgent):
 
     def _rollouts(self, eng, count: int, first, draw, start_scores, start_alive) -> np.ndarray:
         """Play each row's plan for seat 0 (``first``, then the planned ``draw`` where it is
-        legal), roll every row out to the end of its round with the compiled heuristic, and
-        score it as :meth:`SearchAgent._value` does."""
+        legal), roll every row out to the end of its round with the compiled heuristic
+        (:func:`_play_out`), and score it as :meth:`SearchAgent._value` does."""
+        from yaniv_env.vector.batched import StepResult
+
+        st, tb, rs = eng.kernel_state()
+        ht = heuristic_tables(eng.rules)
+        if self._kernel_args is None or self._kernel_args[0] is not ht:
+            s = ht.slices
+            fields = [s[name].start for name in ("hand_sizes", "alive", "caller", "stock", "round_progress")]
+            self._kernel_args = (
+                ht,
+                np.array([*fields, ht.phase_slice.start], dtype=np.int64),
+                np.array([eng.rules.hand_size, eng.rules.deck_size, eng.rules.turn_limit], dtype=np.float64),
+                (ht.card_end, ht.known_start, ht.card_starts, ht.n, ht.int_rules, ht.deck_counts, ht.disc_counts,
+                 ht.disc_takeable, ht.disc_n_takeable, ht.disc_move, ht.num_moves),
+                weights(self.heuristic.options),
+            )  # fmt: skip
+        _, fields, scales, tables, w = self._kernel_args
+        rows = np.arange(count, dtype=np.int64)
+        obs = np.zeros((1, eng.layout.size), np.float32)
+        mask = np.zeros((1, eng.num_actions), np.bool_)
+        _play_out(st, tb, rs, rows, first.astype(np.int64), draw.astype(np.int64), MAX_ROLLOUT_STEPS, w, tables,
+                  fields, scales, obs, mask)  # fmt: skip
+        res = StepResult(*rs, reset=np.zeros(eng.num_envs, dtype=bool))
         n = eng.num_players
-        policy = self._rollout_policy_batch()
-        values = np.zeros(count)
-        active = np.arange(count)
-        actions = np.full(eng.num_envs, -1, dtype=np.int64)
-        for step in range(MAX_ROLLOUT_STEPS):
-            if not active.size:
-                break
-            if step == 0:
-                acts = first[active]
-            else:
-                masks = eng.legal_masks(rows=active)
-                acts = policy.act_batch(eng.observations(rows=active), masks)
-                if step == 1:  # the plan's draw, where the determinized position allows it
-                    d = draw[active]
-                    ok = (d >= 0) & (eng.phase[active] == engine.DRAW)
-                    ok &= masks[np.arange(active.size), np.maximum(d, 0)]
-                    acts = np.where(ok, d, acts)
-            actions[:] = -1
-            actions[active] = acts
-            res = eng.step(actions)
-            ended = res.round_over[active]
-            for r in active[ended].tolist():
-                values[r] = self._row_value(res, r, n, start_scores[r], start_alive[r])
-            active = active[~ended]
-        return values
+        return np.array([
+            self._row_value(res, r, n, start_scores[r], start_alive[r]) if res.round_over[r] else 0.0
+            for r in range(count)
+        ])  # fmt: skip
 
     def _row_value(self, res, r: int, n: int, scores0, alive0) -> float:
         opps = [p for p in range(1, n) if alive0[p]]

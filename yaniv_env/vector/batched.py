@@ -248,6 +248,14 @@ class BatchedYaniv:
             a[rows] = a[source]
         self.game_seeds[rows] = self.game_seeds[source]
 
+    def kernel_state(self) -> tuple:
+        """``(state, tables, results)`` for compiled code that plays the slots itself (the
+        search's rollouts, :mod:`agents.search_fast`): the state arrays and rule tables the
+        kernels take (:mod:`yaniv_env.vector.kernels`, whose docstring lists the arrays)
+        and fresh per-step result arrays (:class:`StepResult`'s fields in order). Writing
+        into the state changes the games; only the kernels' ``apply`` keeps them legal."""
+        return self._st, self._tb, self._result_arrays()
+
     # -- reading --------------------------------------------------------------------
     def _rows(self, rows) -> np.ndarray:
         """``rows`` (game indices; ``None``: every game) as a checked int64 array."""
