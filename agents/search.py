@@ -285,6 +285,34 @@ class SearchAgent(AgentBase):
     def determinize(self, info: Info, rng: np.random.Generator, bias: float = 0.0) -> engine.State | None:
         """A full position consistent with public information, me at seat 0 (seats are
         relative to me), at the start of my turn."""
+        sample = self.sample_hidden(info, rng, bias)
+        if sample is None:
+            return None
+        hands, stock = sample
+        known = [list(self._my_known)] + [list(info.known[r]) for r in range(1, info.ctx.n)]
+        try:
+            return engine.from_position(
+                info.ctx.rules,
+                hands,
+                list(info.top),
+                stock=stock,
+                pile=list(info.out_of_play),
+                takeable=list(info.takeable) if info.takeable else None,
+                current=0,
+                scores=list(info.scores),
+                alive=list(info.alive),
+                known=known,
+                rng=rng,
+            )
+        except ValueError:
+            return None
+
+    def sample_hidden(
+        self, info: Info, rng: np.random.Generator, bias: float = 0.0
+    ) -> tuple[list[list[int]], list[int]] | None:
+        """The hidden cards of one determinization: every hand (mine, and each opponent's
+        known cards plus cards drawn from the unseen pool, low values first with ``bias``)
+        and the stock (the rest, shuffled); ``None`` when the pool is too small."""
         ctx = info.ctx
         n = ctx.n
         pool = unseen_counts(info)
@@ -316,23 +344,7 @@ class SearchAgent(AgentBase):
                 at += need[r]
             else:
                 hands.append([])
-        known = [list(self._my_known)] + [list(info.known[r]) for r in range(1, n)]
-        try:
-            return engine.from_position(
-                ctx.rules,
-                hands,
-                list(info.top),
-                stock=stock,
-                pile=list(info.out_of_play),
-                takeable=list(info.takeable) if info.takeable else None,
-                current=0,
-                scores=list(info.scores),
-                alive=list(info.alive),
-                known=known,
-                rng=rng,
-            )
-        except ValueError:
-            return None
+        return hands, stock
 
     def _play_plan(self, ctx: Context, s: engine.State, a: int, d: int | None, scores0, alive0) -> float:
         """Play a plan for seat 0 in ``s``, roll out to the end of the round, and score it."""

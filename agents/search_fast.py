@@ -205,13 +205,22 @@ class FastSearchAgent(SearchAgent):
             sims = max(2, min(sims, self.max_rollouts // len(cands)))
             seeds = self.rng.integers(0, 2**63, size=(sims, 2))
             bias = self.heuristic.bias_at(info) if self.sample_bias is None else self.sample_bias
-            states = []
+            # The first sample is built and checked by engine.from_position; the others
+            # differ from it only in their hidden cards (the same draws as determinize).
+            states, base = [], None
             for sim in range(sims):
-                base = self.determinize(info, np.random.default_rng(seeds[sim, 0]), bias)
+                rng = np.random.default_rng(seeds[sim, 0])
                 if base is None:
+                    base = self.determinize(info, rng, bias)
+                    sample = None if base is None else (base.hands, base.stock)
+                else:
+                    sample = self.sample_hidden(info, rng, bias)
+                if sample is None:
                     states = None
                     break
-                states.append(base.copy(rng=np.random.default_rng(seeds[sim, 1])))
+                state = base.copy(rng=np.random.default_rng(seeds[sim, 1]))
+                state.hands, state.stock = [list(h) for h in sample[0]], list(sample[1])
+                states.append(state)
             samples.append(states)
             if states is None:
                 rows_of.append(None)
