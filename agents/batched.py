@@ -309,6 +309,11 @@ class ScalarLoop:
         self._agents = [self.agent]
         self._template = copy.deepcopy(self.agent)
 
+    @property
+    def row_agents(self) -> list:
+        """The agents of the rows that have acted so far (row ``i`` is ``row_agents[i]``)."""
+        return list(self._agents)
+
     def _row_agent(self, i: int):
         while len(self._agents) <= i:
             clone = copy.deepcopy(self._template)

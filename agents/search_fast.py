@@ -81,6 +81,16 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
             K.ranking(st, tb, b, rs[18][b])
 
 
+def _values_by_action(cands: list[tuple[int, int | None]], values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct first actions of the plans ``cands`` and, for each, the best mean
+    rollout value among its plans (two plans may discard alike and draw differently)."""
+    means = values.mean(axis=0)
+    best: dict[int, float] = {}
+    for (a, _), v in zip(cands, means.tolist(), strict=True):
+        best[a] = max(v, best.get(a, -np.inf))
+    return np.fromiter(best, dtype=np.int64), np.fromiter(best.values(), dtype=np.float64)
+
+
 class FastSearchAgent(SearchAgent):
     """:class:`agents.search.SearchAgent` whose rollouts run on the batched engine
     (:class:`yaniv_env.vector.BatchedYaniv`), the compiled heuristic
@@ -115,6 +125,10 @@ class FastSearchAgent(SearchAgent):
             raise TypeError("search_fast rolls out with the compiled full heuristic: it takes no 'rollout' option")
         super().__init__(seed, rules, num_players, strict, rollout="full", **options)
         self._memories: list[tuple] = []
+        #: the last :meth:`act_batch`'s searched rows: ``row -> (actions, values)``, each
+        #: first action of the candidate plans with the mean rollout value (in points) of
+        #: its best plan; what imitation uses as soft targets (``--pretrain-temperature``)
+        self.searched_values: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._engine = None
         self._rollout_agent = None
         self._kernel_args = None
@@ -150,9 +164,12 @@ class FastSearchAgent(SearchAgent):
                 by_heuristic.append(i)
             else:
                 out[i] = a
+        self.searched_values = {}
         for (i, info, cands), values in zip(searches, self._evaluate_all(searches) if searches else [], strict=True):
             with self._game(i):
                 a = self._searched(info, cands, values)
+            if values is not None:
+                self.searched_values[i] = _values_by_action(cands, values)
             if a is None:
                 by_heuristic.append(i)
             else:

@@ -208,3 +208,48 @@ def test_imitating_the_advisor_itself_reports_no_departures(tmp_path, capsys):
     info = trained.read_metadata(tmp_path / "self" / "model.zip")["pretrain"]
     assert info["teacher_departs"] == 0.0 and "held_out_departure_accuracy" not in info
     assert "none held out to copy" in capsys.readouterr().out
+
+
+def test_soft_targets_from_the_searchs_rollout_values():
+    """policy_targets: searched decisions get a softmax of their candidates' values, the
+    others the move played; every column is a legal move, padded ones with probability 0."""
+    from training.imitation import policy_targets
+
+    data = {
+        "act": np.array([7, 3, 9]),
+        "cand_act": np.array([[7, 8, -1], [-1, -1, -1], [9, 2, 4]], dtype=np.int16),
+        "cand_value": np.array([[-2.0, -3.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0 + np.log(2)]], dtype=np.float32),
+    }
+    idx, prob = policy_targets(data, temperature=1.0)
+    assert idx.tolist() == [[7, 8, 7], [3, 3, 3], [9, 2, 4]]
+    e = np.exp(-1.0)
+    np.testing.assert_allclose(prob[0], [1 / (1 + e), e / (1 + e), 0.0], rtol=1e-6)
+    np.testing.assert_allclose(prob[1], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(prob[2], [0.25, 0.25, 0.5], rtol=1e-6)
+    # a low temperature is the best-valued move; temperature 0 the move played
+    assert policy_targets(data, 0.01)[1][0].round(6).tolist() == [1.0, 0.0, 0.0]
+    idx0, prob0 = policy_targets(data, 0.0)
+    assert idx0.tolist() == [[7], [3], [9]] and prob0.tolist() == [[1.0], [1.0], [1.0]]
+
+
+def test_soft_targets_need_a_teacher_with_values(tmp_path):
+    argv = ["--pretrain", "greedy", "--pretrain-temperature", "1", "--output-dir", str(tmp_path), "--no-progress"]
+    with pytest.raises(T.ConfigError, match="rollout values"):
+        T.train(*T.parse_args(argv))
+    with pytest.raises(T.ConfigError, match="at least 0"):
+        T.train(*T.parse_args([*argv[:3], "-1", *argv[4:]]))
+
+
+def test_imitation_of_search_fast_with_soft_targets(tmp_path):
+    data = tmp_path / "search_demos.npz"
+    args = [*TINY, "--pretrain", "search_fast", "--pretrain-samples", "300", "--pretrain-epochs", "1"]
+    args += ["--pretrain-data", str(data), "--output-dir", str(tmp_path), "--eval-every", "0"]
+    assert T.main([*args, "--run-name", "soft", "--pretrain-temperature", "2"]) == 0
+    info = trained.read_metadata(tmp_path / "soft" / "model.zip")["pretrain"]
+    assert info["temperature"] == 2.0 and 0.0 < info["soft_targets"] < 1.0
+    with np.load(data) as z:  # the searched decisions' candidates are saved with their values
+        searched = z["cand_act"] >= 0
+        assert searched.any() and z["cand_value"].shape == z["cand_act"].shape
+        act = z["act"][searched.any(axis=1)]
+        # the move the search played is one of its candidates
+        assert (z["cand_act"][searched.any(axis=1)] == act[:, None]).any(axis=1).all()

@@ -76,3 +76,21 @@ def test_yaniv_bench_vector_learner_rows(capsys):
     assert bench.main([*argv[:-1], "--ppo-timesteps", "0"]) == 0
     out = capsys.readouterr().out
     assert "heuristic vs greedy" in out and "MaskablePPO" not in out
+
+
+def test_yaniv_bench_agent_rows(capsys):
+    from training import bench
+
+    argv = ["--no-engine", "--no-env", "--agents", "heuristic,search", "--agent-decisions", "40"]
+    assert bench.main([*argv, "--agent-games", "4", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["agents"]
+    assert list(rows) == ["heuristic", "search"]
+    assert rows["heuristic"]["batched"] and rows["heuristic"]["searched"] is None
+    search = rows["search"]
+    assert not search["batched"] and search["decisions"] >= 40 and search["decisions_per_s"] > 0
+    # the search follows the heuristic where nothing is worth searching, never more than it decides
+    assert 0 < search["searched"] <= search["decisions"]
+    assert bench.main([*argv, "--agent-games", "4"]) == 0
+    assert "search (row by row)" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        bench.main([*argv, "--agent-games", "0"])

@@ -24,6 +24,12 @@ Each row's profile splits the wall clock into PPO's update (``train()``), the en
 (``step_wait``: the engine, the opponents, the observations and masks) and the rest of the
 rollout (the policy's forward pass, the masked distribution, sampling and the rollout
 buffer), timed around those calls.
+
+Agent rows (``--agents``, each agent in the learner's seat of a vector environment of
+``--agent-games`` games against ``heuristic`` opponents, as ``yaniv train --pretrain``
+collects its decisions): the agent's own time per decision through ``act_batch`` (the
+batched version where there is one, otherwise the scalar agent row by row), and for the
+searching agents the time per *searched* decision (the others follow the heuristic).
 """
 
 from __future__ import annotations
@@ -130,6 +136,68 @@ def format_learners(result: dict) -> str:
     return "\n".join(lines)
 
 
+def bench_agent(preset: str, players: int, name: str, decisions: int, num_envs: int = 64, seed: int = 0) -> dict:
+    """``name`` deciding in the learner's seat of ``num_envs`` games against ``heuristic``
+    opponents until it has made ``decisions`` decisions; only its ``act_batch`` is timed."""
+    from agents.batched import ScalarLoop, batched
+    from yaniv_env.vector.envs import YanivVecEnv
+
+    venv = YanivVecEnv(preset, num_envs=num_envs, num_players=players, opponents="heuristic")
+    venv.seed(seed)
+    agent = batched(name, seed=seed, rules=venv.rules)
+    obs = venv.reset()
+    # the first batch is not timed: it loads the agent's compiled code
+    obs, _, _, _ = venv.step(agent.act_batch(obs, venv.action_masks()))
+
+    def count_searched() -> int | None:  # the searching agents count their searched decisions
+        deciders = agent.row_agents if isinstance(agent, ScalarLoop) else [agent]
+        return sum(a.searched for a in deciders) if hasattr(deciders[0], "searched") else None
+
+    searched0 = count_searched()
+    made, spent = 0, 0.0
+    cpu0 = time.process_time()
+    while made < decisions:
+        masks = venv.action_masks()
+        start = time.perf_counter()
+        actions = agent.act_batch(obs, masks)
+        spent += time.perf_counter() - start
+        made += len(actions)
+        obs, _, _, _ = venv.step(actions)
+    cpu = time.process_time() - cpu0
+    venv.close()
+    searched = count_searched() - searched0 if searched0 is not None else None
+    return {
+        "decisions": made,
+        "seconds": spent,
+        "decisions_per_s": made / spent,
+        "searched": searched,
+        "ms_per_searched": 1000 * spent / searched if searched else None,
+        "batched": not isinstance(agent, ScalarLoop),
+        "num_envs": num_envs,
+        "cpu_seconds_all": cpu,
+    }
+
+
+def format_agents(result: dict) -> str:
+    first = next(iter(result.values()))["decisions_per_s"]
+    header = f"{'agent decisions':<28}{'decisions':>10}{'decisions/s':>13}{'× first':>9}"
+    lines = [header + f"{'searched':>10}{'ms/searched':>13}"]
+    for name, r in result.items():
+        label = f"{name} ({'batched' if r['batched'] else 'row by row'})"
+        searched = "" if r["searched"] is None else f"{r['searched']:,}"
+        per = "" if r["ms_per_searched"] is None else f"{r['ms_per_searched']:.1f}"
+        lines.append(
+            f"{label:<28}{r['decisions']:>10,}{r['decisions_per_s']:>13,.0f}"
+            f"{r['decisions_per_s'] / first:>9.2f}{searched:>10}{per:>13}"
+        )
+    num_envs = next(iter(result.values()))["num_envs"]
+    lines.append(
+        f"each agent in the learner's seat of {num_envs} games against heuristic opponents; "
+        "only its own decisions are timed"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     parser.add_argument(
@@ -138,15 +206,41 @@ def main(argv: list[str] | None = None) -> int:
         default=16_384,
         help="with --vector: learner steps of each MaskablePPO row (0 leaves them out; default 16384)",
     )
+    parser.add_argument(
+        "--agents",
+        default="",
+        help="comma-separated agent names to time deciding against heuristic opponents (for example "
+        "search,search_fast); with --no-engine --no-env only these are measured",
+    )
+    parser.add_argument(
+        "--agent-decisions", type=int, default=2000, help="with --agents: decisions per agent (default 2000)"
+    )
+    parser.add_argument(
+        "--agent-games", type=int, default=64, help="with --agents: games played side by side (default 64)"
+    )
     args = parser.parse_args(argv)
     if args.ppo_timesteps < 0:
         parser.error("--ppo-timesteps must be at least 0")
+    names = [n.strip() for n in args.agents.split(",") if n.strip()]
+    if names and (args.agent_decisions < 1 or args.agent_games < 1):
+        parser.error("--agent-decisions and --agent-games must be at least 1")
     try:
-        result = measure(parser, args)
+        # --no-engine --no-env with --agents: the agents alone
+        result = {} if names and args.no_engine and args.no_env else measure(parser, args)
+        if names:
+            agent_rows = {
+                name: bench_agent(
+                    args.env_preset, args.players, name, args.agent_decisions, args.agent_games, args.seed
+                )
+                for name in names
+            }
     except ValueError as e:
         print(f"yaniv bench: {e}", file=sys.stderr)
         return 2
-    text = report(result)
+    text = report(result) if result else ""
+    if names:
+        result["agents"] = agent_rows
+        text = (text + "\n\n" if text else "") + format_agents(agent_rows)
     if args.vector and args.ppo_timesteps:
         result["vector"]["ppo"] = run_learners(args.env_preset, args.players, args.ppo_timesteps, args.seed)
         text += "\n\n" + format_learners(result["vector"]["ppo"])

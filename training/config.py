@@ -20,6 +20,9 @@ from pathlib import Path
 #: Defaults that depend on the game: with ``--game pis_yedili`` these replace the (Yaniv)
 #: defaults of :class:`training.train.Args` for every option not given. Everything else means the same in
 #: both games (``--shaping`` counts Pis Yedili penalty points).
+#: Teachers whose searched decisions come with their candidates' rollout values.
+SOFT_TARGET_TEACHERS = ("search_fast",)
+
 GAME_DEFAULTS: dict[str, dict[str, object]] = {
     "pis_yedili": {
         "opponents": "pis_random:1,pis_heuristic:2",
@@ -276,6 +279,13 @@ def validate(args, given: set[str]):
             raise ValueError("--pretrain-samples and --pretrain-epochs must be positive")
         if args.pretrain_departure_weight <= 0:
             raise ValueError("--pretrain-departure-weight must be positive")
+        if args.pretrain_temperature < 0:
+            raise ValueError("--pretrain-temperature must be at least 0 (0: the teacher's moves as targets)")
+        if args.pretrain_temperature > 0 and args.pretrain not in SOFT_TARGET_TEACHERS:
+            raise ValueError(
+                f"--pretrain-temperature needs a teacher that reports its rollout values "
+                f"({', '.join(SOFT_TARGET_TEACHERS)}), not {args.pretrain!r}"
+            )
     if args.advice.lower() in ("", "none"):
         args.advice = ""
     else:

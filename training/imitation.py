@@ -44,6 +44,11 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     act_rows: list[np.ndarray] = []
+    # a searching teacher's candidate first moves and their rollout values (soft targets)
+    searching = hasattr(teacher, "searched_values")
+    width = getattr(teacher, "candidates", 0) + 1  # its plans, plus Yaniv
+    cand_act_rows: list[np.ndarray] = []
+    cand_value_rows: list[np.ndarray] = []
     ret_buf: list[float] = []
     episode_of: list[int] = []
     open_steps: list[list[int]] = [[] for _ in range(n_envs)]
@@ -55,6 +60,13 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
         masks = np.asarray(venv.env_method("action_masks"), dtype=bool)
         seen = obs[:, :-1] if args.advice else obs  # the teacher sees the environment's observation
         actions = teacher.act_batch(seen, masks)
+        if searching:
+            cand_act = np.full((n_envs, width), -1, dtype=np.int16)
+            cand_value = np.zeros((n_envs, width), dtype=np.float32)
+            for i, (acts, values) in teacher.searched_values.items():
+                cand_act[i, : len(acts)], cand_value[i, : len(acts)] = acts, values
+            cand_act_rows.append(cand_act)
+            cand_value_rows.append(cand_value)
         obs_rows.append(np.asarray(obs, dtype=np.float32))
         mask_rows.append(masks)
         act_rows.append(np.asarray(actions, dtype=np.int64))
@@ -95,6 +107,8 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
         "act": act_buf[keep],
         "ret": ret_buf[keep],
         "episode": episode_of[keep],
+        "cand_act": np.concatenate(cand_act_rows)[keep] if searching else None,
+        "cand_value": np.concatenate(cand_value_rows)[keep] if searching else None,
         "episodes": episodes,
         "collect_seconds": time.time() - t0,
     }
@@ -137,6 +151,7 @@ def save_demonstrations(path: Path, data: dict, key: dict) -> None:
         episode=data["episode"],
         episodes=np.int64(data["episodes"]),
         key=np.array(json.dumps(key, sort_keys=True)),
+        **({} if data["cand_act"] is None else {"cand_act": data["cand_act"], "cand_value": data["cand_value"]}),
     )
     atomic_write_bytes(Path(path), buf.getvalue())
 
@@ -150,6 +165,9 @@ def load_demonstrations(path: Path, key: dict) -> dict:
             data = {name: z[name] for name in ("obs", "act", "ret", "episode")}
             data["mask"] = np.unpackbits(z["mask"], axis=1, count=int(z["actions"])).astype(bool)
             data["episodes"] = int(z["episodes"])
+            searched = "cand_act" in z.files
+            data["cand_act"] = z["cand_act"] if searched else None
+            data["cand_value"] = z["cand_value"] if searched else None
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as e:
         why = f"{type(e).__name__}: {e}"
         raise ConfigError(f"--pretrain-data {str(path)!r}: not a demonstration file ({why})") from None
@@ -159,6 +177,28 @@ def load_demonstrations(path: Path, key: dict) -> dict:
         raise ConfigError(f"--pretrain-data {str(path)!r} was collected under other settings ({shown})")
     data["collect_seconds"] = 0.0
     return data
+
+
+def policy_targets(data: dict, temperature: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per decision, the target moves and their probabilities (``[N, K]`` each): on a
+    searching teacher's searched decisions (``data["cand_act"]``) a softmax of the
+    candidates' rollout values at ``temperature`` points, elsewhere (or with
+    ``temperature`` 0) the move played. Unused columns repeat the move played with
+    probability 0, so every column is a legal move."""
+    act = data["act"].astype(np.int64)
+    if temperature <= 0 or data.get("cand_act") is None:
+        return act[:, None], np.ones((len(act), 1), dtype=np.float32)
+    valid = data["cand_act"] >= 0
+    searched = valid.any(axis=1)
+    idx = np.where(valid, data["cand_act"].astype(np.int64), act[:, None])
+    z = np.where(valid, data["cand_value"].astype(np.float64) / temperature, -np.inf)
+    z[searched] -= z[searched].max(axis=1, keepdims=True)
+    prob = np.zeros(idx.shape, dtype=np.float64)
+    prob[searched] = np.exp(z[searched])
+    prob[searched] /= prob[searched].sum(axis=1, keepdims=True)
+    prob[~searched, 0] = 1.0
+    idx[~searched] = act[~searched, None]
+    return idx, prob.astype(np.float32)
 
 
 def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> dict:
@@ -180,7 +220,13 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
         if path is not None:
             save_demonstrations(path, data, key)
             source = f"collected, saved to {path}"
+    if args.pretrain_temperature > 0 and data.get("cand_act") is None:
+        raise ConfigError(
+            f"--pretrain-data {str(path)!r} holds no rollout values for --pretrain-temperature "
+            "(collected before they were saved): collect it again"
+        )
     obs_buf, mask_buf, act_buf, ret_buf = data["obs"], data["mask"], data["act"], data["ret"]
+    target_act, target_prob = policy_targets(data, args.pretrain_temperature)
     episodes = data["episodes"]
     keep = np.arange(len(act_buf))
     held = data["episode"] % 20 == 0
@@ -199,7 +245,11 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
             b = train_idx[s : s + args.batch_size]
             x = torch.as_tensor(obs_buf[b])
             dist = policy.get_distribution(x, action_masks=mask_buf[b])
-            log_prob = dist.log_prob(torch.as_tensor(act_buf[b]))
+            # the expected log-probability of the targets (the move played, or the soft targets)
+            log_prob = sum(
+                torch.as_tensor(target_prob[b, k]) * dist.log_prob(torch.as_tensor(target_act[b, k]))
+                for k in range(target_act.shape[1])
+            )
             if args.advice and args.pretrain_departure_weight != 1.0:
                 departs = act_buf[b] != obs_buf[b, -1].astype(np.int64)
                 w = torch.as_tensor(np.where(departs, args.pretrain_departure_weight, 1.0), dtype=log_prob.dtype)
@@ -240,6 +290,9 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
         "collect_seconds": round(collect_s, 1),
         "seconds": round(time.time() - t0, 1),
         "source": source,
+        "temperature": args.pretrain_temperature,
+        # decisions with soft targets (searched, and a temperature given)
+        "soft_targets": 0.0 if target_act.shape[1] == 1 else round(float((data["cand_act"] >= 0).any(1).mean()), 4),
     }
     departures = ""
     if args.advice:  # what the advice alone cannot give: the teacher's departures from it

@@ -223,6 +223,11 @@ class Args:
     pretrain_departure_weight: float = 1.0
     """Imitation with --advice: weight in the policy loss of the decisions where the teacher
     departs from the advice (they are few: ~4% for search advised by the heuristic)."""
+    pretrain_temperature: float = 0.0
+    """Imitation from search_fast: on its searched decisions, the policy's target is a
+    softmax of its candidate moves' rollout values (in points) at this temperature, instead
+    of the one move it played (0). The values say by how much a move is better, which a
+    noisy choice does not."""
     learning_rate: float = 1e-5
     """Adam learning rate of PPO. Low, so that PPO refines the advised, imitated start
     rather than drifting from it (with --advice heuristic, 1e-4 lost about 10 points of
