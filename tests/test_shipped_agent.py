@@ -113,6 +113,7 @@ def test_a_fresh_learner_does_not_exploit_the_shipped_agent(tmp_path):
 
     argv = ["--opponents", "ppo:1", "--episode", "game", "--minutes", "20", "--seed", "7", "--no-progress"]
     argv += ["--advice", "none", "--learning-rate", "1e-4", "--ent-coef", "0.01"]
+    argv += ["--pretrain", "heuristic", "--pretrain-samples", "60000", "--pretrain-epochs", "4"]
     argv += ["--eval-opponents", "ppo", "--eval-every", "250000", "--eval-games", "100"]
     argv += ["--final-eval-opponents", "ppo", "--final-eval-games", "1000"]
     assert T.main([*argv, "--output-dir", str(tmp_path), "--run-name", "exploit"]) == 0

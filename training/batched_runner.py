@@ -41,15 +41,16 @@ BATCH_SIZE = 256
 #: The agents whose batched versions are compiled kernels.
 COMPILED_AGENTS = ("random", "greedy", "heuristic")
 
-_compiled: set[Rules] = set()
+_compiled: set[tuple[Rules, bool]] = set()
 
 
-def compile_kernels(rules: Rules, announce=None) -> None:
+def compile_kernels(rules: Rules, announce=None, search: bool = False) -> None:
     """Compile (or read from Numba's cache) the batched engine's and the compiled agents'
     kernels on one game of ``rules``, once per process, before a progress bar starts: a
     first run on a machine compiles for about a minute, which a bar would show as a stall.
-    ``announce``: a stream to say so on (``None``: silent)."""
-    if rules in _compiled:
+    ``announce``: a stream to say so on (``None``: silent); ``search``: also the rollout
+    kernel of ``search_fast`` (an imitation teacher)."""
+    if (rules, search) in _compiled:
         return
     if announce is not None:
         print("compiling the batched engine and agents (first run on a machine; cached after)...", end=" ",
@@ -61,7 +62,14 @@ def compile_kernels(rules: Rules, announce=None) -> None:
         batched_policy(name, seed=0, rules=rules).act_batch(obs, masks)
     eng.step(np.flatnonzero(masks[0])[:1])
     eng.ranking()
-    _compiled.add(rules)
+    if search:  # the rollout kernel runs once the search searches: play until it has
+        import agents
+
+        searcher = agents.make("search_fast", seed=0, rules=rules)
+        eng = BatchedYaniv(rules, num_envs=1, seed=0)
+        while not searcher.searched:
+            eng.step(searcher.act_batch(eng.observations(), eng.legal_masks()))
+    _compiled.add((rules, search))
     if announce is not None:
         print(f"{time.perf_counter() - start:.0f} s", file=announce, flush=True)
 

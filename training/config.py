@@ -17,17 +17,19 @@ import time
 import typing
 from pathlib import Path
 
-#: Defaults that depend on the game: with ``--game pis_yedili`` these replace the (Yaniv)
-#: defaults of :class:`training.train.Args` for every option not given. Everything else means the same in
-#: both games (``--shaping`` counts Pis Yedili penalty points).
 #: Teachers whose searched decisions come with their candidates' rollout values.
 SOFT_TARGET_TEACHERS = ("search_fast",)
 
+#: Defaults that depend on the game: with ``--game pis_yedili`` these replace the (Yaniv)
+#: defaults of :class:`training.train.Args` for every option not given. Everything else means the same in
+#: both games (``--shaping`` counts Pis Yedili penalty points).
 GAME_DEFAULTS: dict[str, dict[str, object]] = {
     "pis_yedili": {
         "opponents": "pis_random:1,pis_heuristic:2",
         "episode": "deal",
         "pretrain": "pis_heuristic",
+        "pretrain_samples": 60_000,
+        "pretrain_epochs": 4,
         "advice": "",
         "learning_rate": 1e-4,
         "ent_coef": 0.01,

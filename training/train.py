@@ -92,19 +92,24 @@ Modules
 :mod:`training.progress`       progress bars
 =============================  =============================================================
 
-What makes ten CPU minutes enough (measured on 2 shared cores, standard rules, 2 players)
------------------------------------------------------------------------------------------
-* **Imitation warm start** (``--pretrain heuristic``): ~60k decisions of the heuristic
-  baseline, 4 epochs of behaviour cloning (policy) and return regression (value), ~80 s.
-  PPO from scratch plateaued near a 0.33 round win rate against greedy after 350k steps;
-  the warm start begins at ~0.47 and PPO (at a low learning rate) takes it past 0.5.
-* **Round episodes** with the ``score_outcome`` reward: short episodes, dense credit.
+What the ten-minute default does (standard rules, 2 players; figures in the README)
+-----------------------------------------------------------------------------------
+* **Advised policy** (``--advice heuristic``): the heuristic's move enters the logits with
+  a trained weight, so the policy starts as the heuristic.
+* **Distillation of the search** (``--pretrain search_fast``): 150,000 of its decisions in
+  the learner's seat (about 2 minutes on the batched engine), 6 epochs of behaviour cloning
+  and return regression, its departures from the heuristic weighted 3 times (about 2
+  more minutes). The network copies some of them; imitation alone is level with the
+  heuristic.
+* **PPO on whole games against the heuristic** at a low learning rate (1e-5), no entropy
+  bonus, for the rest of the budget (about 400,000 steps): it lifts the round win rate
+  from 0.50 to about 0.55 and the game win rate above the heuristic's.
 * **Hand shaping** (``--shaping``): potential-based, so it cannot change the optimum.
 * **Action features** (``--action-features``): the output layer also scores each action
   by the cards it moves, so learning carries over between the ~1,500 action ids.
-* **16 environments in one process** and **one torch thread**: the policy's forward pass
-  costs the same for 1 or 16 observations (2 envs: ~360 steps/s, 16: ~1,100), and extra
-  torch threads on shared cores collapse the throughput (16 envs, 2 threads: ~330).
+* **16 batched environments in one process** and **one torch thread**: the forward pass
+  costs about the same for 1 or 16 observations, and extra torch threads on shared cores
+  collapse the throughput.
 """
 
 from __future__ import annotations
@@ -205,13 +210,15 @@ class Args:
     at least this (0.1 is a 55% win rate with two players); the first always joins."""
     league_deterministic: bool = False
     """League: pool members play their arg-max action instead of sampling."""
-    pretrain: str = "heuristic"
+    pretrain: str = "search_fast"
     """Imitation warm start: before PPO, the policy learns to copy this agent's moves and
     the value net its returns, from --pretrain-samples decisions it plays in the learner's
-    seat against the opponent mix ("" or none: start from scratch). Only in a new run."""
-    pretrain_samples: int = 60_000
+    seat against the opponent mix ("" or none: start from scratch). Only in a new run.
+    The default teacher is the search (search_fast: about 2 minutes for the default
+    samples); heuristic is the quick one."""
+    pretrain_samples: int = 150_000
     """Imitation: decisions of the --pretrain agent to learn from."""
-    pretrain_epochs: int = 4
+    pretrain_epochs: int = 6
     """Imitation: passes over those decisions."""
     pretrain_lr: float = 1e-3
     """Imitation: Adam learning rate."""
@@ -220,9 +227,10 @@ class Args:
     must come from the same teacher, advice, rules, opponents, seat, episode, reward,
     shaping and gamma, else the run is refused naming the difference); otherwise collected
     and saved there, so that variants of the imitation phase skip the collection."""
-    pretrain_departure_weight: float = 1.0
+    pretrain_departure_weight: float = 3.0
     """Imitation with --advice: weight in the policy loss of the decisions where the teacher
-    departs from the advice (they are few: ~4% for search advised by the heuristic)."""
+    departs from the advice (they are few: ~2.5% for search_fast advised by the heuristic;
+    3 copied more of them than 1 and won more games, README)."""
     pretrain_temperature: float = 0.0
     """Imitation from search_fast: on its searched decisions, the policy's target is a
     softmax of its candidate moves' rollout values (in points) at this temperature, instead
@@ -380,7 +388,7 @@ def train(args: Args, given: set[str] | None = None) -> int:
     if kind == "batched":  # before the budget's clock starts: a first run compiles for about a minute
         from training.batched_runner import compile_kernels  # loads Numba: only for the batched engine
 
-        compile_kernels(rules, announce=sys.stdout)
+        compile_kernels(rules, announce=sys.stdout, search=meta is None and args.pretrain == "search_fast")
 
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "monitor").mkdir(exist_ok=True)
