@@ -29,7 +29,8 @@ Agent rows (``--agents``, each agent in the learner's seat of a vector environme
 ``--agent-games`` games against ``heuristic`` opponents, as ``yaniv train --pretrain``
 collects its decisions): the agent's own time per decision through ``act_batch`` (the
 batched version where there is one, otherwise the scalar agent row by row), and for the
-searching agents the time per *searched* decision (the others follow the heuristic).
+searching agents its time divided by the decisions it searched (the others follow the
+heuristic and cost little). ``× first``: decisions/s against the first agent named.
 """
 
 from __future__ import annotations
