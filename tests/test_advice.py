@@ -17,7 +17,7 @@ import gymnasium  # noqa: E402
 import torch  # noqa: E402
 
 import agents  # noqa: E402
-import yaniv_env  # noqa: E402, F401
+import yaniv_env  # noqa: E402
 from agents import trained  # noqa: E402
 from agents.advice import AdviceWrapper, advised  # noqa: E402
 from training import train as T  # noqa: E402
@@ -253,3 +253,27 @@ def test_imitation_of_search_fast_with_soft_targets(tmp_path):
         act = z["act"][searched.any(axis=1)]
         # the move the search played is one of its candidates
         assert (z["cand_act"][searched.any(axis=1)] == act[:, None]).any(axis=1).all()
+
+
+def test_teacher_options_are_read_checked_and_keyed():
+    from training.config import teacher_options
+    from training.imitation import demonstration_key
+
+    args, _ = T.parse_args(["--pretrain-option", "candidates=8", "--pretrain-option", "cost_window=20.0"])
+    args.pretrain_option.append("sample_bias=None")
+    assert teacher_options(args) == {"candidates": 8, "cost_window": 20.0, "sample_bias": None}
+    rules = yaniv_env.PRESETS["standard"]
+    wide = demonstration_key(args, rules)
+    args.pretrain_option = []
+    # demonstrations of another search are not reused
+    assert wide["teacher_options"] != demonstration_key(args, rules)["teacher_options"] == {}
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [("candidates", "expected key=value"), ("colour=3", "unknown search options: colour")],
+)
+def test_teacher_options_refused(tmp_path, option, message):
+    argv = ["--pretrain", "search_fast", "--pretrain-option", option, "--output-dir", str(tmp_path), "--no-progress"]
+    with pytest.raises(T.ConfigError, match=message):
+        T.train(*T.parse_args(argv))

@@ -17,6 +17,22 @@ import time
 import typing
 from pathlib import Path
 
+
+def teacher_options(args) -> dict:
+    """``--pretrain-option key=value`` as keywords of the teacher: each value read as a
+    Python literal (a number, ``None``, ``True``), else kept as a string."""
+    options = {}
+    for item in args.pretrain_option:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"--pretrain-option {item!r}: expected key=value (for example candidates=8)")
+        try:
+            options[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            options[key.strip()] = value.strip()
+    return options
+
+
 #: Teachers whose searched decisions come with their candidates' rollout values.
 SOFT_TARGET_TEACHERS = ("search_fast",)
 
@@ -288,6 +304,13 @@ def validate(args, given: set[str]):
                 f"--pretrain-temperature needs a teacher that reports its rollout values "
                 f"({', '.join(SOFT_TARGET_TEACHERS)}), not {args.pretrain!r}"
             )
+        if args.pretrain_option:
+            import agents
+
+            try:  # an option the teacher does not take is refused now, not after the compile
+                agents.make(args.pretrain, seed=0, rules=rules, **teacher_options(args))
+            except TypeError as e:
+                raise ValueError(f"--pretrain-option: {e}") from None
     if args.advice.lower() in ("", "none"):
         args.advice = ""
     else:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from training.config import ConfigError
+from training.config import ConfigError, teacher_options
 from training.envs import make_train_venv, vec_env_kind
 from training.progress import progress_bar
 
@@ -36,7 +36,7 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
     n_envs = max(1, min(args.n_envs or 1, 64 if kind == "batched" else 16))
     venv = make_train_venv(args, seed + 7919, mix, n_envs, None, kind)
     venv.seed(seed + 7919)
-    teacher = batched(args.pretrain, seed=seed, rules=rules)
+    teacher = batched(args.pretrain, seed=seed, rules=rules, **teacher_options(args))
     want = args.pretrain_samples
     # one row per decision, in the order taken; the episodes still open when the budget is
     # reached are dropped, so the rows are kept until then (no fixed-size buffer: with many
@@ -120,6 +120,7 @@ def demonstration_key(args: Args, rules) -> dict:
 
     return {
         "teacher": args.pretrain,
+        "teacher_options": teacher_options(args),
         "advice": args.advice,
         "game": args.game,
         "rules": rules_to_dict(rules),
@@ -281,6 +282,7 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
 
     info = {
         "agent": args.pretrain,
+        "options": teacher_options(args),
         "samples": int(len(train_idx)),
         "held_out": int(len(test_idx)),
         "episodes": int(episodes),

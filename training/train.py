@@ -216,6 +216,9 @@ class Args:
     seat against the opponent mix ("" or none: start from scratch). Only in a new run.
     The default teacher is the search (search_fast: about 2 minutes for the default
     samples); heuristic is the quick one."""
+    pretrain_option: list[str] = dataclasses.field(default_factory=list)
+    """An option of the --pretrain agent, as ``key=value`` (repeat it: ``--pretrain-option
+    candidates=8 --pretrain-option cost_window=20``, a wider search)."""
     pretrain_samples: int = 150_000
     """Imitation: decisions of the --pretrain agent to learn from."""
     pretrain_epochs: int = 6
