@@ -67,7 +67,7 @@ def compile_kernels(rules: Rules, announce=None, search: bool = False) -> None:
 
         searcher = agents.make("search_fast", seed=0, rules=rules)
         eng = BatchedYaniv(rules, num_envs=1, seed=0)
-        while not searcher.searched:
+        while not searcher.searched and not eng.done[0]:  # one game holds a Yaniv call
             eng.step(searcher.act_batch(eng.observations(), eng.legal_masks()))
     _compiled.add((rules, search))
     if announce is not None:
