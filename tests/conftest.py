@@ -5,6 +5,11 @@ import pytest
 
 from agents.base import STRICT_ENV
 
+# The suite runs as two xdist workers on two cores: with torch's default of one thread per
+# core in each worker (and in the processes they start, which inherit this), small forward
+# passes wait on each other's threads and run about ten times slower.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
