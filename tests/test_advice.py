@@ -277,3 +277,52 @@ def test_teacher_options_refused(tmp_path, option, message):
     argv = ["--pretrain", "search_fast", "--pretrain-option", option, "--output-dir", str(tmp_path), "--no-progress"]
     with pytest.raises(T.ConfigError, match=message):
         T.train(*T.parse_args(argv))
+
+
+def test_dagger_records_the_teachers_moves_in_the_students_games():
+    """With a student, the student's moves are played and the teacher's are recorded:
+    here the student always plays its first legal move and the teacher is the heuristic
+    (which decides from the observation alone, with no random tie-break), so every
+    recorded move is the heuristic's in that position, and many differ from what was
+    played."""
+    from agents.batched import batched
+    from training.config import game_rules
+    from training.imitation import collect_demonstrations
+    from training.league import parse_mix
+
+    args, _ = T.parse_args(["--n-envs", "8", "--episode", "round", "--opponents", "greedy", "--no-progress"])
+    args.pretrain, args.advice = "heuristic", ""
+    rules = game_rules(args)
+
+    def first_legal(obs, masks):
+        return np.argmax(masks, axis=1)
+
+    data = collect_demonstrations(args, rules, parse_mix(args.opponents), seed=4, samples=600, student=first_legal)
+    assert len(data["act"]) >= 600
+    heuristic = batched("heuristic", seed=0, rules=rules)
+    np.testing.assert_array_equal(data["act"], heuristic.act_batch(data["obs"], data["mask"]))
+    played = np.argmax(data["mask"], axis=1)
+    assert (data["act"] != played).mean() > 0.3
+
+
+def test_dagger_rounds_add_the_students_positions(tmp_path, capsys):
+    args = [*TINY, "--pretrain", "greedy", "--pretrain-samples", "300", "--pretrain-epochs", "1", "--eval-every", "0"]
+    args += ["--dagger-rounds", "2", "--dagger-samples", "200", "--dagger-epochs", "1", "--output-dir", str(tmp_path)]
+    assert T.main([*args, "--run-name", "plain", "--dagger-rounds", "0"]) == 0
+    assert T.main([*args, "--run-name", "dagger"]) == 0
+    plain = trained.read_metadata(tmp_path / "plain" / "model.zip")["pretrain"]
+    info = trained.read_metadata(tmp_path / "dagger" / "model.zip")["pretrain"]
+    assert "dagger" not in plain and len(info["dagger"]) == 2
+    assert all(r["decisions"] >= 200 and 0.0 <= r["agreement"] <= 1.0 for r in info["dagger"])
+    # the fit's decisions: the teacher's own games, then each round's (5% held out)
+    assert info["samples"] + info["held_out"] == plain["samples"] + plain["held_out"] + sum(
+        r["decisions"] for r in info["dagger"]
+    )
+    assert "DAgger round 2/2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("option", [["--dagger-rounds", "-1"], ["--dagger-rounds", "1", "--dagger-samples", "0"]])
+def test_dagger_options_refused(tmp_path, option):
+    argv = ["--pretrain", "greedy", *option, "--output-dir", str(tmp_path), "--no-progress"]
+    with pytest.raises(T.ConfigError, match="--dagger"):
+        T.train(*T.parse_args(argv))

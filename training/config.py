@@ -295,6 +295,10 @@ def validate(args, given: set[str]):
             raise ValueError(f"--pretrain: agent {args.pretrain!r} is not available for {game.title} ({why})")
         if args.pretrain_samples <= 0 or args.pretrain_epochs <= 0:
             raise ValueError("--pretrain-samples and --pretrain-epochs must be positive")
+        if args.dagger_rounds < 0:
+            raise ValueError("--dagger-rounds must be at least 0")
+        if args.dagger_rounds and (args.dagger_samples <= 0 or args.dagger_epochs <= 0):
+            raise ValueError("--dagger-samples and --dagger-epochs must be positive with --dagger-rounds")
         if args.pretrain_departure_weight <= 0:
             raise ValueError("--pretrain-departure-weight must be positive")
         if args.pretrain_temperature < 0:

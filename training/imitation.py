@@ -2,6 +2,12 @@
 learner's seat, its decisions are saved or loaded as a ``.npz`` and the policy is fitted to
 its moves (behaviour cloning) and the value net to its returns. With ``--advice`` this is
 distillation: the network learns the teacher's departures from the advisor.
+
+``--dagger-rounds`` adds DAgger (Ross et al., 2011): in each round the fitted policy plays
+the learner's seat (sampling its moves) while the teacher says what it would play in each
+of those positions; the policy is then fitted again on every decision gathered so far.
+Behaviour cloning only sees the positions the teacher reaches; the student's own mistakes
+lead to positions it never saw, and DAgger labels exactly those.
 """
 
 from __future__ import annotations
@@ -23,11 +29,13 @@ if TYPE_CHECKING:
     from training.train import Args
 
 
-def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
+def collect_demonstrations(args: Args, rules, mix, seed: int, samples: int | None = None, student=None) -> dict:
     """The --pretrain agent plays the learner's seat in training environments (same
-    opponents, reward and shaping) for about --pretrain-samples decisions: the
-    observations, masks and moves of its finished episodes, with their discounted returns
-    and episode numbers."""
+    opponents, reward and shaping) for about ``samples`` (--pretrain-samples) decisions:
+    the observations, masks and moves of its finished episodes, with their discounted
+    returns and episode numbers. With a ``student`` (``(observations, masks) -> actions``)
+    the student's moves are played and the teacher's are recorded (DAgger); the returns
+    are then the student's."""
     from agents.batched import batched
 
     t0 = time.time()
@@ -37,7 +45,7 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
     venv = make_train_venv(args, seed + 7919, mix, n_envs, None, kind)
     venv.seed(seed + 7919)
     teacher = batched(args.pretrain, seed=seed, rules=rules, **teacher_options(args))
-    want = args.pretrain_samples
+    want = args.pretrain_samples if samples is None else samples
     # one row per decision, in the order taken; the episodes still open when the budget is
     # reached are dropped, so the rows are kept until then (no fixed-size buffer: with many
     # environments and whole-game episodes the open ones hold tens of thousands of rows)
@@ -54,7 +62,8 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
     open_steps: list[list[int]] = [[] for _ in range(n_envs)]
     open_rewards: list[list[float]] = [[] for _ in range(n_envs)]
     done_upto, n, episodes = 0, 0, 0
-    bar = progress_bar(want, args.progress, f"imitation: collecting {args.pretrain}'s moves", "decisions")
+    what = f"{args.pretrain}'s moves" if student is None else f"{args.pretrain}'s moves in the student's games"
+    bar = progress_bar(want, args.progress, f"imitation: collecting {what}", "decisions")
     obs = venv.reset()
     while done_upto < want:
         masks = np.asarray(venv.env_method("action_masks"), dtype=bool)
@@ -75,7 +84,8 @@ def collect_demonstrations(args: Args, rules, mix, seed: int) -> dict:
         n += n_envs
         ret_buf.extend([0.0] * n_envs)
         episode_of.extend([0] * n_envs)
-        obs, rewards, dones, _ = venv.step(actions)
+        played = actions if student is None else student(obs, masks)
+        obs, rewards, dones, _ = venv.step(played)
         for i in range(n_envs):
             open_rewards[i].append(float(rewards[i]))
             if dones[i]:
@@ -206,7 +216,9 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     """Behaviour cloning warm start on the --pretrain agent's decisions
     (:func:`collect_demonstrations`, or --pretrain-data when it exists): the policy is
     fitted to its moves (cross-entropy over the legal actions) and the value net to its
-    discounted returns. 5% of the episodes are held out to report the imitation accuracy."""
+    discounted returns. 5% of the episodes are held out to report the imitation accuracy.
+    Then --dagger-rounds rounds of DAgger (the module's docstring), each fitting
+    --dagger-epochs passes over all the decisions so far."""
     import torch
 
     t0 = time.time()
@@ -226,21 +238,84 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
             f"--pretrain-data {str(path)!r} holds no rollout values for --pretrain-temperature "
             "(collected before they were saved): collect it again"
         )
+    policy = model.policy
+    rng = np.random.default_rng(seed)
+    opt = torch.optim.Adam(policy.parameters(), lr=args.pretrain_lr)
+    _fit(policy, opt, data, args, args.pretrain_epochs, rng)
+    collect_s = data["collect_seconds"]
+    rounds = []
+    for r in range(args.dagger_rounds):
+        # the student plays (sampling, as PPO will), the teacher labels its positions
+        student = _sampler(policy, np.random.default_rng([seed, r]))
+        new = collect_demonstrations(args, rules, mix, seed + 1009 * (r + 1), args.dagger_samples, student)
+        agreement = _accuracy(policy, new, np.arange(len(new["act"])))
+        data = _merged(data, new)
+        _fit(policy, opt, data, args, args.dagger_epochs, rng, f"DAgger round {r + 1}")
+        collect_s += new["collect_seconds"]
+        rounds.append({"decisions": int(len(new["act"])), "agreement": round(agreement, 4)})
+        log(
+            f"DAgger round {r + 1}/{args.dagger_rounds}: {len(new['act']):,} of the student's decisions labelled "
+            f"by {args.pretrain!r} in {new['collect_seconds']:.0f} s; it agreed with {agreement:.3f} of them"
+        )
+
+    obs_buf, act_buf = data["obs"], data["act"]
+    target_act = policy_targets(data, args.pretrain_temperature)[0]
+    held = data["episode"] % 20 == 0
+    keep = np.arange(len(act_buf))
+    train_idx, test_idx = keep[~held], keep[held]
+    info = {
+        "agent": args.pretrain,
+        "options": teacher_options(args),
+        "samples": int(len(train_idx)),
+        "held_out": int(len(test_idx)),
+        "episodes": int(data["episodes"]),
+        "epochs": args.pretrain_epochs,
+        "train_accuracy": round(_accuracy(policy, data, train_idx[:20000]), 4),
+        "held_out_accuracy": round(_accuracy(policy, data, test_idx), 4),
+        "collect_seconds": round(collect_s, 1),
+        "seconds": round(time.time() - t0, 1),
+        "source": source,
+        "temperature": args.pretrain_temperature,
+        # decisions with soft targets (searched, and a temperature given)
+        "soft_targets": 0.0 if target_act.shape[1] == 1 else round(float((data["cand_act"] >= 0).any(1).mean()), 4),
+    }
+    if rounds:
+        info["dagger"] = rounds
+    departures = ""
+    if args.advice:  # what the advice alone cannot give: the teacher's departures from it
+        differs = act_buf != obs_buf[:, -1].astype(np.int64)
+        info["teacher_departs"] = round(float(differs.mean()), 4) if len(differs) else float("nan")
+        held_out_departures = test_idx[differs[test_idx]]
+        departures = f"; the teacher departs from the advice in {info['teacher_departs']:.3f} of its decisions"
+        if len(held_out_departures):
+            info["held_out_departure_accuracy"] = round(_accuracy(policy, data, held_out_departures), 4)
+            departures += f", {info['held_out_departure_accuracy']:.3f} of those (held out) are copied"
+        else:  # the teacher is the advisor (or never departs): the value net is what it learns
+            departures += " (none held out to copy)"
+    dagger = f" and {len(rounds)} DAgger rounds" if rounds else ""
+    log(
+        f"imitation warm start: {info['samples']:,} decisions of {args.pretrain!r} ({info['episodes']:,} episodes), "
+        f"{args.pretrain_epochs} epochs{dagger}; accuracy {info['train_accuracy']:.3f} (train), "
+        f"{info['held_out_accuracy']:.3f} (held out){departures} in {info['seconds']:.0f} s "
+        f"({source}{f' in {collect_s:.0f} s' if source == 'collected' else ''})"
+    )
+    return info
+
+
+def _fit(policy, opt, data: dict, args: Args, epochs: int, rng: np.random.Generator, what: str = "") -> None:
+    """``epochs`` passes of the policy (cross-entropy over the legal actions, the
+    departures from the advice weighted by --pretrain-departure-weight) and value (mean
+    squared error to the returns) losses over ``data``'s decisions but the held-out
+    episodes (every 20th)."""
+    import torch
+
     obs_buf, mask_buf, act_buf, ret_buf = data["obs"], data["mask"], data["act"], data["ret"]
     target_act, target_prob = policy_targets(data, args.pretrain_temperature)
-    episodes = data["episodes"]
-    keep = np.arange(len(act_buf))
-    held = data["episode"] % 20 == 0
-    train_idx, test_idx = keep[~held], keep[held]
-    collect_s = data["collect_seconds"]
-
-    policy = model.policy
+    train_idx = np.flatnonzero(data["episode"] % 20 != 0)
     policy.set_training_mode(True)
-    opt = torch.optim.Adam(policy.parameters(), lr=args.pretrain_lr)
-    rng = np.random.default_rng(seed)
-    desc = f"imitation: fitting ({args.pretrain_epochs} epochs)"
-    bar = progress_bar(args.pretrain_epochs * len(train_idx), args.progress, desc, "decisions")
-    for _ in range(args.pretrain_epochs):
+    desc = f"imitation: fitting{f' ({what})' if what else ''} ({epochs} epochs)"
+    bar = progress_bar(epochs * len(train_idx), args.progress, desc, "decisions")
+    for _ in range(epochs):
         rng.shuffle(train_idx)
         for s in range(0, len(train_idx), args.batch_size):
             b = train_idx[s : s + args.batch_size]
@@ -269,48 +344,46 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
         bar.close()
     policy.set_training_mode(False)
 
-    def accuracy(idx) -> float:
-        if len(idx) == 0:
-            return float("nan")
-        hits = 0
-        with torch.no_grad():
-            for s in range(0, len(idx), 4096):
-                b = idx[s : s + 4096]
-                dist = policy.get_distribution(torch.as_tensor(obs_buf[b]), action_masks=mask_buf[b])
-                hits += int((dist.distribution.probs.argmax(-1).numpy() == act_buf[b]).sum())
-        return hits / len(idx)
 
-    info = {
-        "agent": args.pretrain,
-        "options": teacher_options(args),
-        "samples": int(len(train_idx)),
-        "held_out": int(len(test_idx)),
-        "episodes": int(episodes),
-        "epochs": args.pretrain_epochs,
-        "train_accuracy": round(accuracy(train_idx[:20000]), 4),
-        "held_out_accuracy": round(accuracy(test_idx), 4),
-        "collect_seconds": round(collect_s, 1),
-        "seconds": round(time.time() - t0, 1),
-        "source": source,
-        "temperature": args.pretrain_temperature,
-        # decisions with soft targets (searched, and a temperature given)
-        "soft_targets": 0.0 if target_act.shape[1] == 1 else round(float((data["cand_act"] >= 0).any(1).mean()), 4),
-    }
-    departures = ""
-    if args.advice:  # what the advice alone cannot give: the teacher's departures from it
-        differs = act_buf != obs_buf[:, -1].astype(np.int64)
-        info["teacher_departs"] = round(float(differs.mean()), 4) if len(differs) else float("nan")
-        held_out_departures = test_idx[differs[test_idx]]
-        departures = f"; the teacher departs from the advice in {info['teacher_departs']:.3f} of its decisions"
-        if len(held_out_departures):
-            info["held_out_departure_accuracy"] = round(accuracy(held_out_departures), 4)
-            departures += f", {info['held_out_departure_accuracy']:.3f} of those (held out) are copied"
-        else:  # the teacher is the advisor (or never departs): the value net is what it learns
-            departures += " (none held out to copy)"
-    log(
-        f"imitation warm start: {info['samples']:,} decisions of {args.pretrain!r} ({episodes:,} episodes), "
-        f"{args.pretrain_epochs} epochs; accuracy {info['train_accuracy']:.3f} (train), "
-        f"{info['held_out_accuracy']:.3f} (held out){departures} in {info['seconds']:.0f} s "
-        f"({source}{f' in {collect_s:.0f} s' if source == 'collected' else ''})"
-    )
-    return info
+def _probabilities(policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    import torch
+
+    with torch.no_grad():
+        dist = policy.get_distribution(torch.as_tensor(obs, dtype=torch.float32), action_masks=masks)
+        return dist.distribution.probs.numpy()
+
+
+def _accuracy(policy, data: dict, idx: np.ndarray) -> float:
+    """How often the policy's most probable move is the teacher's, on decisions ``idx``."""
+    if len(idx) == 0:
+        return float("nan")
+    hits = 0
+    for s in range(0, len(idx), 4096):
+        b = idx[s : s + 4096]
+        hits += int((_probabilities(policy, data["obs"][b], data["mask"][b]).argmax(-1) == data["act"][b]).sum())
+    return hits / len(idx)
+
+
+def _sampler(policy, rng: np.random.Generator):
+    """``(observations, masks) -> actions`` sampled from the policy with ``rng`` (not
+    torch's global generator)."""
+
+    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        cdf = _probabilities(policy, np.asarray(obs), masks).cumsum(axis=1)
+        # the first action whose cumulative probability reaches u in (0, 1]: never a masked one
+        u = (1.0 - rng.random(len(cdf)))[:, None] * cdf[:, -1:]
+        return np.minimum((cdf < u).sum(axis=1), cdf.shape[1] - 1)
+
+    return act
+
+
+def _merged(data: dict, new: dict) -> dict:
+    """``data`` and ``new`` as one set of decisions (episode numbers kept distinct)."""
+    out = {k: np.concatenate([data[k], new[k]]) for k in ("obs", "mask", "act", "ret")}
+    out["episode"] = np.concatenate([data["episode"], new["episode"] + data["episodes"]])
+    out["episodes"] = data["episodes"] + new["episodes"]
+    searched = data.get("cand_act") is not None and new.get("cand_act") is not None
+    for k in ("cand_act", "cand_value"):
+        out[k] = np.concatenate([data[k], new[k]]) if searched else None
+    out["collect_seconds"] = data["collect_seconds"] + new["collect_seconds"]
+    return out

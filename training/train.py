@@ -239,6 +239,16 @@ class Args:
     softmax of its candidate moves' rollout values (in points) at this temperature, instead
     of the one move it played (0). The values say by how much a move is better, which a
     noisy choice does not."""
+    dagger_rounds: int = 0
+    """Imitation: rounds of DAgger after the first fit. In each, the fitted policy plays
+    --dagger-samples decisions (sampling its moves) in the learner's seat, the --pretrain
+    agent labels each with the move it would play there, and the policy is fitted again on
+    all the decisions so far: it learns the teacher's answer in the positions its own
+    mistakes lead to, which the teacher's games never show."""
+    dagger_samples: int = 50_000
+    """DAgger: the student's decisions labelled in each round."""
+    dagger_epochs: int = 2
+    """DAgger: passes over all the decisions so far after each round."""
     learning_rate: float = 1e-5
     """Adam learning rate of PPO. Low, so that PPO refines the advised, imitated start
     rather than drifting from it (with --advice heuristic, 1e-4 lost about 10 points of
