@@ -242,7 +242,6 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(policy.parameters(), lr=args.pretrain_lr)
     _fit(policy, opt, data, args, args.pretrain_epochs, rng)
-    collect_s = data["collect_seconds"]
     rounds = []
     for r in range(args.dagger_rounds):
         # the student plays (sampling, as PPO will), the teacher labels its positions
@@ -251,15 +250,14 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
         agreement = _accuracy(policy, new, np.arange(len(new["act"])))
         data = _merged(data, new)
         _fit(policy, opt, data, args, args.dagger_epochs, rng, f"DAgger round {r + 1}")
-        collect_s += new["collect_seconds"]
         rounds.append({"decisions": int(len(new["act"])), "agreement": round(agreement, 4)})
         log(
             f"DAgger round {r + 1}/{args.dagger_rounds}: {len(new['act']):,} of the student's decisions labelled "
             f"by {args.pretrain!r} in {new['collect_seconds']:.0f} s; it agreed with {agreement:.3f} of them"
         )
 
-    obs_buf, act_buf = data["obs"], data["act"]
-    target_act = policy_targets(data, args.pretrain_temperature)[0]
+    obs_buf, act_buf, collect_s = data["obs"], data["act"], data["collect_seconds"]
+    soft = args.pretrain_temperature > 0 and data.get("cand_act") is not None  # as policy_targets decides
     held = data["episode"] % 20 == 0
     keep = np.arange(len(act_buf))
     train_idx, test_idx = keep[~held], keep[held]
@@ -277,7 +275,7 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
         "source": source,
         "temperature": args.pretrain_temperature,
         # decisions with soft targets (searched, and a temperature given)
-        "soft_targets": 0.0 if target_act.shape[1] == 1 else round(float((data["cand_act"] >= 0).any(1).mean()), 4),
+        "soft_targets": round(float((data["cand_act"] >= 0).any(1).mean()), 4) if soft else 0.0,
     }
     if rounds:
         info["dagger"] = rounds
