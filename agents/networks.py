@@ -12,6 +12,11 @@ name                       what it is
                            ``advice_scale`` times its one-hot
 =========================  ===================================================================
 
+Either of the last two may also read the *score features* (``score_features=True``,
+:class:`ScoreFeatures`): one-hot encodings of each seat's distance to its next milestone
+and to the score limit, appended to the observation inside the network, so a model file
+needs nothing but the observation to compute them.
+
 :func:`describe_policy` gives a policy's architecture as JSON-able data (class name, sizes,
 activation, action rules, advice scale) and :func:`build_policy` rebuilds an untrained
 policy from that description alone; with the weights (``policy.state_dict()``) that is
@@ -38,12 +43,15 @@ DEFAULT_ADVICE_SCALE = 5.0
 ACTIVATIONS = ("relu", "tanh", "elu", "leaky_relu", "gelu", "silu")
 
 
-def action_features(rules) -> np.ndarray:
+def action_features(rules, value_one_hot: bool = False) -> np.ndarray:
     """A fixed feature vector per action id, ``(num_actions, F)`` float32: the action's kind
     (one-hot), the cards it moves (count vector over the 53 kinds, and per rank), what the
     next player may take from a discard, the meld type, the number of cards and their
     Yaniv value. Actions sharing cards share features, so what is learnt for one discard
-    carries over to every discard holding the same cards. Yaniv rules only."""
+    carries over to every discard holding the same cards. ``value_one_hot``: also the cards'
+    Yaniv value as a one-hot over ``0..SCORE_HORIZON`` (the score features' partner: a
+    state's distance to a milestone times it tells which discard lands there). Yaniv rules
+    only."""
     from yaniv_env.actions import action_table
     from yaniv_env.games import game_of
 
@@ -72,7 +80,41 @@ def action_features(rules) -> np.ndarray:
             row[o_meld + melds.index(d.meld)] = 1.0
         row[o_meld + 3] = len(d.cards) / rules.hand_size
         row[o_meld + 4] = sum(YANIV_VALUE[k] for k in d.cards) / 30.0
-    return out
+    if not value_one_hot:
+        return out
+    values = np.zeros((table.num_actions, SCORE_HORIZON + 1), dtype=np.float32)
+    for a in range(table.num_actions):
+        values[a, min(SCORE_HORIZON, sum(YANIV_VALUE[k] for k in table.decode(a).cards))] = 1.0
+    return np.concatenate([out, values], axis=1)
+
+
+#: Largest distance in points the score features tell apart; farther ones share the last bucket.
+SCORE_HORIZON = 50
+
+
+def score_feature_tables(rules) -> dict[str, np.ndarray]:
+    """Per total ``t`` in ``0..score_limit`` (``int64`` arrays): ``to_milestone[t]``, the
+    points to the nearest higher total that a milestone changes (``engine.after_milestone``;
+    ``SCORE_HORIZON`` when none is that near), and ``headroom[t]``, the points that can be
+    added before the score limit ends the game for the player (at most ``SCORE_HORIZON``).
+    Yaniv rules only."""
+    from yaniv_env.engine import after_milestone
+
+    limit = rules.score_limit
+    to_milestone = np.full(limit + 1, SCORE_HORIZON, dtype=np.int64)
+    for t in range(limit + 1):
+        for d in range(1, SCORE_HORIZON):
+            if after_milestone(rules, t + d) != t + d:
+                to_milestone[t] = d
+                break
+    last_safe = limit - 1 if rules.limit_inclusive else limit
+    headroom = np.clip(last_safe - np.arange(limit + 1), 0, SCORE_HORIZON).astype(np.int64)
+    return {"to_milestone": to_milestone, "headroom": headroom}
+
+
+def score_features_size(num_players: int) -> int:
+    """Length of the score features (:class:`ScoreFeatures`) for ``num_players`` seats."""
+    return (2 * num_players + 1) * (SCORE_HORIZON + 1)
 
 
 try:  # the network classes need the [train] extra; action_features does not
@@ -153,16 +195,74 @@ if MaskableActorCriticPolicy is not None:
         def forward(self, latent):
             return self.base(latent) + self.proj(latent) @ self.features.T
 
+    class ScoreFeatures(BaseFeaturesExtractor):
+        """The observation (without its last column, the advised move, when ``advised``)
+        followed by one-hot features of the game score that an MLP reads poorly from the
+        totals' scalars, for the rules ``rules`` (a dict, as ``action_rules``). Per seat
+        (relative, the observer first): the points to its next milestone and the points
+        it can add before the score limit (:func:`score_feature_tables`); then, for the
+        observer, its points to the next milestone minus its hand's total (0: the hand it
+        holds would land it on the milestone if the round ended now), clipped to
+        ``±SCORE_HORIZON/2``. Each is a one-hot over ``SCORE_HORIZON + 1`` buckets. The
+        search wins its games by scoring rollouts on these totals (halving included),
+        which round points do not show. No trained parameters."""
+
+        def __init__(self, observation_space: spaces.Box, rules: dict, advised: bool = False):
+            from yaniv_env.cards import YANIV_VALUE
+            from yaniv_env.games import get_game
+            from yaniv_env.observation import ObservationLayout
+
+            r = get_game("yaniv").rules_from_dict(rules)
+            layout = ObservationLayout(r)
+            self.size = int(observation_space.shape[0]) - int(advised)
+            if self.size != layout.size:
+                raise ValueError(
+                    f"score features for {r.name!r} with {r.num_players} players read observations of length "
+                    f"{layout.size}, the space has {self.size}"
+                )
+            super().__init__(observation_space, features_dim=self.size + score_features_size(r.num_players))
+            tables = score_feature_tables(r)
+            self.register_buffer("to_milestone", torch.as_tensor(tables["to_milestone"]), persistent=False)
+            self.register_buffer("headroom", torch.as_tensor(tables["headroom"]), persistent=False)
+            values = torch.as_tensor(np.asarray(YANIV_VALUE, dtype=np.float32))
+            self.register_buffer("card_values", values, persistent=False)
+            self.hand = layout.pieces["hand"].slice
+            self.scores = layout.pieces["scores"].slice
+            self.limit = r.score_limit
+
+        def forward(self, observations: torch.Tensor) -> torch.Tensor:
+            obs = observations[..., : self.size]
+            totals = torch.round(obs[..., self.scores] * self.limit).long().clamp(0, self.limit)
+            to_milestone = self.to_milestone[totals]
+            hand_total = torch.round(obs[..., self.hand] @ self.card_values).long()
+            half = SCORE_HORIZON // 2
+            gap = (to_milestone[..., 0] - hand_total).clamp(-half, half) + half
+            buckets = SCORE_HORIZON + 1
+            one_hot = nn.functional.one_hot
+            parts = [one_hot(to_milestone, buckets).flatten(-2), one_hot(self.headroom[totals], buckets).flatten(-2)]
+            return torch.cat([obs, *(p.to(obs.dtype) for p in parts), one_hot(gap, buckets).to(obs.dtype)], dim=-1)
+
     class ActionFeaturePolicy(MaskableActorCriticPolicy):
         """MaskablePPO's MLP actor-critic whose action head also scores the actions'
         features (:func:`action_features`), so that learning generalises across the ~1,500
         action ids. ``action_rules``: the rules (as a dict) that define the actions; ``None``
-        gives the plain MLP head (``MlpPolicy``'s network). Its action distribution is
+        gives the plain MLP head (``MlpPolicy``'s network). ``score_features``: the networks
+        also read :class:`ScoreFeatures`, and the actions' features include their value as
+        a one-hot (needs ``action_rules``). Its action distribution is
         :class:`LeanMaskableCategorical`: the same distribution, cheaper to build and sample."""
 
-        def __init__(self, *args, action_rules: dict | None = None, **kwargs):
+        def __init__(self, *args, action_rules: dict | None = None, score_features: bool = False, **kwargs):
             self.action_rules = action_rules
+            self.score_features = bool(score_features)
+            if self.score_features:
+                if action_rules is None:
+                    raise ValueError("score_features needs action_rules (the rules the features are computed for)")
+                kwargs["features_extractor_class"] = ScoreFeatures
+                kwargs["features_extractor_kwargs"] = {"rules": action_rules, "advised": self._advised}
             super().__init__(*args, **kwargs)
+
+        #: Whether the observations carry the advised move as their last column.
+        _advised = False
 
         def _build(self, lr_schedule) -> None:
             from yaniv_env.games import get_game
@@ -171,7 +271,7 @@ if MaskableActorCriticPolicy is not None:
             super()._build(lr_schedule)
             if self.action_rules is None:
                 return
-            feats = action_features(get_game("yaniv").rules_from_dict(self.action_rules))
+            feats = action_features(get_game("yaniv").rules_from_dict(self.action_rules), self.score_features)
             if feats.shape[0] != self.action_space.n:
                 raise ValueError(f"action_rules define {feats.shape[0]} actions, the space has {self.action_space.n}")
             head = ActionFeatureHead(self.action_net, feats, self.mlp_extractor.latent_dim_pi)
@@ -183,6 +283,7 @@ if MaskableActorCriticPolicy is not None:
         def _get_constructor_parameters(self) -> dict[str, Any]:
             data = super()._get_constructor_parameters()
             data["action_rules"] = self.action_rules
+            data["score_features"] = self.score_features
             return data
 
     class WithoutAdvice(BaseFeaturesExtractor):
@@ -206,6 +307,8 @@ if MaskableActorCriticPolicy is not None:
         Every path from observations to an action distribution (``forward``,
         ``evaluate_actions``, ``get_distribution``) reads the advice of the same
         observations and hands it to :meth:`action_logits`."""
+
+        _advised = True
 
         def __init__(self, *args, advice_scale: float = DEFAULT_ADVICE_SCALE, **kwargs):
             self.advice_scale_init = float(advice_scale)
@@ -293,8 +396,9 @@ if MaskableActorCriticPolicy is not None:
             raise ValueError(
                 f"cannot describe a {type(policy).__name__} policy; describable: {', '.join(_POLICY_CLASSES)}"
             )
-        extractor = _FEATURE_EXTRACTORS.get(kind, WithoutAdvice)
-        if type(policy.pi_features_extractor) is not extractor or policy.features_extractor_kwargs:
+        scored = bool(getattr(policy, "score_features", False))
+        extractor = ScoreFeatures if scored else _FEATURE_EXTRACTORS.get(kind, WithoutAdvice)
+        if type(policy.pi_features_extractor) is not extractor or (policy.features_extractor_kwargs and not scored):
             raise ValueError(
                 f"cannot describe a policy whose features extractor is {type(policy.pi_features_extractor).__name__}"
                 f" (a {kind} uses {extractor.__name__})"
@@ -320,6 +424,8 @@ if MaskableActorCriticPolicy is not None:
             out["action_rules"] = policy.action_rules
         if kind == "AdvisedPolicy":
             out["advice_scale"] = policy.advice_scale_init
+        if scored:
+            out["score_features"] = True
         return out
 
     def check_description(description: dict[str, Any]) -> None:
@@ -329,12 +435,19 @@ if MaskableActorCriticPolicy is not None:
         if not isinstance(description, dict):
             raise ValueError(f"the network description is not an object: {type(description).__name__}")
         known = {"policy", "observation_size", "num_actions", "net_arch", "activation", "share_features_extractor"}
-        unknown = set(description) - known - {"action_rules", "advice_scale"}
+        unknown = set(description) - known - {"action_rules", "advice_scale", "score_features"}
         if unknown:
             raise ValueError(f"the network description has unknown keys: {', '.join(sorted(map(str, unknown)))}")
         kind = description.get("policy")
         if kind not in _POLICY_CLASSES:
             raise ValueError(f"unknown network {kind!r}; known: {', '.join(_POLICY_CLASSES)}")
+        if description.get("score_features", False) not in (True, False) or (
+            description.get("score_features") and kind == "MlpPolicy"
+        ):
+            raise ValueError(
+                f"bad score_features {description.get('score_features')!r}: true or false, and only with an "
+                "ActionFeaturePolicy or AdvisedPolicy"
+            )
         if description.get("activation") not in _ACTIVATION_CLASSES:
             raise ValueError(f"unknown activation {description.get('activation')!r}; known: {', '.join(ACTIVATIONS)}")
         n_obs, n_act = description.get("observation_size"), description.get("num_actions")
@@ -371,6 +484,8 @@ if MaskableActorCriticPolicy is not None:
             kwargs["action_rules"] = description.get("action_rules")
         if kind == "AdvisedPolicy":
             kwargs["advice_scale"] = float(description.get("advice_scale", DEFAULT_ADVICE_SCALE))
+        if description.get("score_features"):
+            kwargs["score_features"] = True
         observation_space = spaces.Box(-np.inf, np.inf, shape=(description["observation_size"],), dtype=np.float32)
         action_space = spaces.Discrete(description["num_actions"])
         policy = _POLICY_CLASSES[kind](observation_space, action_space, lambda _: 0.0, **kwargs)
@@ -397,10 +512,14 @@ __all__ = [
     "AdvisedPolicy",
     "LeanMaskableCategorical",
     "LeanMaskableCategoricalDistribution",
+    "SCORE_HORIZON",
+    "ScoreFeatures",
     "WithoutAdvice",
     "action_features",
     "actor_logits",
     "build_policy",
     "check_description",
     "describe_policy",
+    "score_feature_tables",
+    "score_features_size",
 ]

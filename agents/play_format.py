@@ -19,7 +19,7 @@ actions              fingerprint of the action table (size and SHA-256 of the na
 network              the architecture by name and sizes (:func:`agents.networks.describe_policy`:
                      ``policy``, ``observation_size``, ``num_actions``, ``net_arch``,
                      ``activation``, ``share_features_extractor``, ``action_rules``,
-                     ``advice_scale``)
+                     ``advice_scale``, ``score_features`` when true)
 advice               the advisor's agent name (an advised model, :mod:`agents.advice`) or null
 timesteps            environment steps the model was trained for
 weights_sha256       SHA-256 of the bytes after the header (the weights): a corrupt file

@@ -268,6 +268,11 @@ def validate(args, given: set[str]):
             f"--action-features scores actions by their Yaniv cards (agents.trained.ActionFeaturePolicy); "
             f"{game.title} actions play one card each and use the plain MLP head: drop --action-features"
         )
+    if args.score_features and not args.action_features:
+        raise ValueError(
+            "--score-features extends the action-feature networks (agents.networks.ScoreFeatures): "
+            "it needs --action-features (Yaniv)"
+        )
     if args.learner_seat != "random" and not (
         args.learner_seat.isdigit() and int(args.learner_seat) < rules.num_players
     ):

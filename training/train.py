@@ -282,6 +282,12 @@ class Args:
     so that what is learnt about one discard id carries over to the others holding the
     same cards; off: the plain MLP output layer, one independent logit per action id.
     Yaniv only (Pis Yedili's 71 actions are one card each)."""
+    score_features: bool = False
+    """The networks also read one-hot features of the game score (``agents.networks.ScoreFeatures``:
+    each seat's points to its next milestone and to the score limit, and how far the
+    learner's hand is from landing it on a milestone), and the actions' features their
+    value as a one-hot; the MLPs read these poorly from the totals' scalars. Needs
+    --action-features. Yaniv only."""
     advice: str = "heuristic"
     """Residual policy learning (``agents.advice``): this agent's move is added to the
     learner's observation and to its logits with a trained weight that starts at
@@ -432,6 +438,8 @@ def train(args: Args, given: set[str] | None = None) -> int:
         policy_kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activations[args.activation]}
         if args.action_features:
             policy_kwargs["action_rules"] = rules_to_dict(rules)
+        if args.score_features:
+            policy_kwargs["score_features"] = True
         policy = ActionFeaturePolicy if args.action_features else "MlpPolicy"
         if args.advice:
             policy = AdvisedPolicy

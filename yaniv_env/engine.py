@@ -880,7 +880,7 @@ def _end_round(
     scores = s.scores
     for p in seats:
         if points[p] > 0:
-            scores[p] = _milestone(rules, scores[p] + points[p])
+            scores[p] = after_milestone(rules, scores[p] + points[p])
     eliminated: list[int] = []
     limit = rules.score_limit
     passed = [p for p in seats if scores[p] > limit or (rules.limit_inclusive and scores[p] >= limit)]
@@ -928,7 +928,9 @@ def _end_round(
     s.phase = GAME_OVER if game_over else ROUND_OVER
 
 
-def _milestone(rules: Rules, total: int) -> int:
+def after_milestone(rules: Rules, total: int) -> int:
+    """A player's total once the rules' milestone has applied to it (``total`` itself when
+    it lands on none): what a round's points lead to before the elimination check."""
     kind = rules.milestone
     if kind == "none":
         return total
