@@ -109,6 +109,7 @@ for _name, _factory in {
     "random": RandomAgent,
     "greedy": "agents.greedy:GreedyAgent",
     "heuristic": "agents.heuristic:HeuristicAgent",
+    "score_heuristic": "agents.heuristic:ScoreHeuristicAgent",
     "search": "agents.search:SearchAgent",
     "search_fast": "agents.search_fast:FastSearchAgent",
     "ppo": _shipped_agent,

@@ -8,6 +8,7 @@ import numpy as np
 
 from yaniv_env import Rules
 from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE
+from yaniv_env.engine import after_milestone
 
 from .base import checked_choice, strict_default
 from .common import (
@@ -53,7 +54,17 @@ DEFAULTS = {
     # scale of the chance that the round ends before my next turn (it mixes the hand
     # total now with the hand's value after the next discard)
     "end_weight": 1.0,
+    # weight of the game totals in the cost of the points I take when the round ends: 0
+    # counts them as round points; 1 as the change of my total after the milestone (a
+    # total landing on a halving milestone costs less than nothing), plus limit_cost when
+    # it puts me past the score limit. The batched kernel has only the default, 0.
+    "score_aware": 0.0,
+    "limit_cost": 100.0,
 }
+
+#: The options the batched kernel (:mod:`agents.heuristic_batched`) does not implement,
+#: with the value it assumes; other values make the batched agent decide row by row.
+SCALAR_ONLY = {"score_aware": 0.0}
 
 
 def _sum_cdf(base: int, unknown: int, hist: list[float], cap: int) -> list[float]:
@@ -94,9 +105,13 @@ class Estimate:
     card, each opponent's chance of holding a total ``<= t`` (``t`` up to the call limit)
     and mean total, and the chance the round ends before my next turn."""
 
-    __slots__ = ("pool", "pool_total", "hist", "beat", "opp_mean", "p_end")
+    __slots__ = ("pool", "pool_total", "hist", "beat", "opp_mean", "p_end", "end")
 
-    def __init__(self, ctx: Context, pool, hist, known, sizes, alive, bias: float, end_weight: float, cdfs=None):
+    def __init__(
+        self, ctx: Context, pool, hist, known, sizes, alive, bias: float, end_weight: float, end, cdfs=None
+    ):  # fmt: skip
+        #: ``end[x]``: the cost of taking ``x`` points when the round ends (HeuristicPolicy.end_costs)
+        self.end = end
         self.pool = pool
         self.pool_total = sum(pool) if pool is not None else 0
         self.hist = hist
@@ -164,6 +179,9 @@ class HeuristicPolicy:
         self.call_margin = float(o["call_margin"])
         self.leave_weight = float(o["leave_weight"])
         self.end_weight = float(o["end_weight"])
+        self.score_aware = float(o["score_aware"])
+        self.limit_cost = float(o["limit_cost"])
+        self._end: dict = {}
         self._prior: dict[Context, list[float]] = {}
         self._cdfs: dict[tuple, dict] = {}
         self._gmin: dict = {}
@@ -179,8 +197,33 @@ class HeuristicPolicy:
             h = self._prior[ctx] = [x / s for x in h]
         return h
 
+    def end_costs(self, info: Info) -> list[float]:
+        """``[cost of taking x points when this round ends for x = 0, 1, ...]`` for the
+        acting seat: ``x`` itself, or with ``score_aware`` = w, ``(1 - w)·x + w·Δ`` where Δ
+        is the change of its total once the rules' milestone applies (negative when the
+        total lands on a halving milestone), plus ``limit_cost`` when the new total is past
+        the score limit."""
+        ctx = info.ctx
+        w = self.score_aware
+        start = info.scores[0] if w else 0
+        key = (ctx, start)
+        costs = self._end.get(key)
+        if costs is None:
+            rules = ctx.rules
+            top = 10 * (rules.hand_size + 1) + rules.penalty + 1
+            costs = [float(x) for x in range(top)]
+            if w:
+                limit = rules.score_limit
+                for x in range(1, top):
+                    new = after_milestone(rules, start + x)
+                    out = new >= limit if rules.limit_inclusive else new > limit
+                    costs[x] = (1.0 - w) * x + w * (new - start + (self.limit_cost if out else 0.0))
+            self._end[key] = costs
+        return costs
+
     def estimate(self, info: Info) -> Estimate:
         ctx = info.ctx
+        end = self.end_costs(info)
         bias = self.bias_at(info)
         if self.lite:
             hist = self.prior_hist(ctx)
@@ -189,7 +232,7 @@ class HeuristicPolicy:
             if cdfs is None:
                 w = _weighted(hist, key[1])
                 cdfs = self._cdfs[key] = {"weighted": (w, sum(v * w[v] for v in range(11)))}
-            return Estimate(ctx, None, hist, info.known, info.hand_sizes, info.alive, bias, self.end_weight, cdfs)
+            return Estimate(ctx, None, hist, info.known, info.hand_sizes, info.alive, bias, self.end_weight, end, cdfs)
         pool = unseen_counts(info)
         hist = [0.0] * 11
         for k in range(NUM_KINDS):
@@ -197,7 +240,7 @@ class HeuristicPolicy:
                 hist[YANIV_VALUE[k]] += pool[k]
         s = sum(hist)
         hist = [x / s for x in hist] if s > 0 else self.prior_hist(ctx)
-        return Estimate(ctx, pool, hist, info.known, info.hand_sizes, info.alive, bias, self.end_weight)
+        return Estimate(ctx, pool, hist, info.known, info.hand_sizes, info.alive, bias, self.end_weight, end)
 
     def bias_at(self, info: Info) -> float:
         """The low-card bias of the opponents' unknown cards at this point of the round."""
@@ -211,12 +254,13 @@ class HeuristicPolicy:
         total = hand_total(hand)
         after = ctx.best_after(hand, self.mu)
         rules = ctx.rules
+        end = est.end
         if total <= rules.call_max:
-            c = est.beaten(total) * (total + rules.penalty)
+            c = est.beaten(total) * end[total + rules.penalty]
             if c < after:
                 after = c
         pe = est.p_end
-        return pe * total + (1.0 - pe) * after
+        return pe * end[total] + (1.0 - pe) * after
 
     def stock_cost(self, ctx: Context, rest: list[int], est: Estimate) -> float:
         """Expected :meth:`hand_cost` of ``rest`` plus a card from the stock (any unseen card)."""
@@ -248,6 +292,7 @@ class HeuristicPolicy:
         call_max = ctx.rules.call_max
         penalty = ctx.rules.penalty
         pe = est.p_end
+        end = est.end
         if rest:
             drop_new = total + mu * len(rest)
             keep_new = ctx.best_after(rest, mu) + mu
@@ -262,10 +307,10 @@ class HeuristicPolicy:
                 else:
                     after = 0.0
                 if tv <= call_max:
-                    x = est.beaten(tv) * (tv + penalty)
+                    x = est.beaten(tv) * end[tv + penalty]
                     if x < after:
                         after = x
-                acc += c * (pe * tv + (1.0 - pe) * after)
+                acc += c * (pe * end[tv] + (1.0 - pe) * after)
         return acc / n
 
     def _stock_cost_lite(self, ctx: Context, rest: list[int], est: Estimate) -> float:
@@ -285,7 +330,9 @@ class HeuristicPolicy:
         if ev is None:
             ev = self._gmin[ctx] = sum(h[v] * v for v in range(11))
         pe = est.p_end
-        cost = pe * (total + ev) + (1.0 - pe) * (keep_new + g)
+        end = est.end
+        ended = sum(h[v] * end[total + v] for v in range(11)) if self.score_aware else total + ev
+        cost = pe * ended + (1.0 - pe) * (keep_new + g)
         call_max = ctx.rules.call_max
         if total <= call_max:
             penalty = ctx.rules.penalty
@@ -294,7 +341,7 @@ class HeuristicPolicy:
                 if p:
                     plain = keep_new + (x if x < v else v)
                     tv = total + v
-                    c = est.beaten(tv) * (tv + penalty)
+                    c = est.beaten(tv) * end[tv + penalty]
                     if c < plain:
                         cost += p * (1.0 - pe) * (c - plain)
         return cost
@@ -507,3 +554,25 @@ class HeuristicAgent(AgentBase):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         info = self.info(observation, action_mask)
         return checked_choice(self.name, self.policy.decide(info), info.legal, self.rng, self.strict)
+
+
+class ScoreHeuristicAgent(HeuristicAgent):
+    """:class:`HeuristicAgent` playing for the game totals (``score_aware=1`` unless given):
+    the points it may take when the round ends are counted as the change of its total
+    once the milestone applies, so it steers its hand towards a total that lands on a
+    halving milestone and away from one that takes it past the score limit. Everything
+    else is the heuristic's. Its batched version decides row by row (the compiled kernel
+    has only the round-points cost)."""
+
+    name = "score_heuristic"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        rules: str | Rules = "standard",
+        num_players: int | None = None,
+        strict: bool | None = None,
+        **options,
+    ):
+        options.setdefault("score_aware", 1.0)
+        super().__init__(seed, rules, num_players, strict, **options)

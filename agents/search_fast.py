@@ -11,6 +11,7 @@ from yaniv_env.engine import DRAW
 from yaniv_env.vector import kernels as K
 
 from .common import CALL_YANIV, Info
+from .heuristic import SCALAR_ONLY
 from .heuristic_batched import _decide_range, _scratch, heuristic_tables, weights
 from .search import SearchAgent
 
@@ -123,6 +124,12 @@ class FastSearchAgent(SearchAgent):
     ):
         if "rollout" in options:
             raise TypeError("search_fast rolls out with the compiled full heuristic: it takes no 'rollout' option")
+        scalar_only = sorted(k for k, v in SCALAR_ONLY.items() if k in options and float(options[k]) != v)
+        if scalar_only:
+            raise TypeError(
+                f"search_fast's compiled rollouts do not implement the heuristic option {', '.join(scalar_only)}: "
+                "use search (rollout='full') for it"
+            )
         super().__init__(seed, rules, num_players, strict, rollout="full", **options)
         self._memories: list[tuple] = []
         #: the last :meth:`act_batch`'s searched rows: ``row -> (actions, values)``, each
