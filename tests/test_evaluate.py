@@ -382,3 +382,26 @@ def test_cli_league_and_errors(capsys):
     assert "unknown agent 'nobody'" in capsys.readouterr().err
     assert main(["--agents", "random", "--games", "2", "--league", "--quiet"]) == 2
     assert "a league needs at least two agents" in capsys.readouterr().err
+
+
+def test_milestone_rate_counts_the_rounds_that_left_a_total_on_a_milestone():
+    from training.runner import SEAT_COUNTERS, game_record
+    from yaniv_env import engine
+
+    def result(points, scores):
+        return engine.RoundResult(
+            reason="yaniv", caller=0, challenger=None, caller_beaten=False, hand_totals=[0, 9],
+            points=points, winners=[0], scores=scores,
+        )  # fmt: skip
+
+    # seat 1: 43, then 43 + 7 = 50 halved to 25, then 25 + 25 = 50 halved to 25 again;
+    # seat 0: no points for three rounds, then 50 halved to 25
+    results = [result([0, 43], [0, 43]), result([0, 7], [0, 25]), result([0, 25], [0, 25]), result([50, 0], [25, 25])]
+    rec = game_record(0, 0, 0, (0, 1), results, [0, 1], [25, 25], turns=40, truncated=False, outs=[])
+    m = SEAT_COUNTERS.index("milestones")
+    assert [stats[m] for stats in rec.seat_stats] == [1, 2]
+    # in real games: the score-aware heuristic lands on more milestones than the heuristic
+    res = evaluate(["score_heuristic", "heuristic"], games=40, seed=3)
+    rates = {lab: st.metrics["milestone_rate"].value for lab, st in res.stats.items()}
+    assert rates["score_heuristic"] > 2 * rates["heuristic"] > 0, rates
+    assert "milestones" in res.table()

@@ -144,7 +144,10 @@ class EvalResult:
         out = [self.describe(), line(cols), "  ".join("-" * w for w in widths)]
         out += [line(r) for r in rows]
         if self.game.name == "yaniv":
-            points = "call rates are per Yaniv call; points are added per round before milestones"
+            points = (
+                "call rates are per Yaniv call; points are added per round before milestones; "
+                "milestones: the share of its rounds that left the player's total on a milestone"
+            )
         else:
             points = "points are the penalty points taken per deal"
         out.append(f"[{pct} confidence intervals: {how}; win rates split ties; {points}]")

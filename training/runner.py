@@ -71,7 +71,7 @@ EntrantSpec = str | tuple[str, Callable | str]
 
 #: Per-seat counters of a game, in the order of :attr:`GameRecord.seat_stats`: games, win
 #: share, rounds, round wins, points, calls, successful calls, beaten calls.
-SEAT_COUNTERS = ("games", "wins", "rounds", "round_wins", "points", "calls", "calls_ok", "calls_beaten")
+SEAT_COUNTERS = ("games", "wins", "rounds", "round_wins", "points", "calls", "calls_ok", "calls_beaten", "milestones")
 
 
 # -- entrants ---------------------------------------------------------------------------------
@@ -275,6 +275,7 @@ def game_record(
     the scalar and the batched runner alike."""
     n = len(seats)
     stats = [[0.0] * len(SEAT_COUNTERS) for _ in range(n)]
+    totals = [0] * n  # every game starts at 0
     for rr in results:
         share = 1.0 / len(rr.winners) if rr.winners else 0.0
         for p in range(n):
@@ -288,6 +289,9 @@ def game_record(
             if getattr(rr, "caller", None) == p:  # Pis Yedili has no calls
                 st[5] += 1
                 st[7 if rr.caller_beaten else 6] += 1
+            if rr.points[p] > 0 and totals[p] + rr.points[p] != rr.scores[p]:  # the total landed on a milestone
+                st[8] += 1
+        totals = list(rr.scores)
     first = [p for p in range(n) if places[p] == 0]
     for p in range(n):
         stats[p][0] = 1

@@ -46,6 +46,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "points_per_round": ("points / round", "mean"),
     "call_success_rate": ("call success", "rate"),
     "call_beaten_rate": ("call beaten", "rate"),
+    "milestone_rate": ("milestones", "rate"),
 }
 # metric -> (numerator, denominator) counters of SEAT_COUNTERS
 _RATIOS = {
@@ -54,6 +55,7 @@ _RATIOS = {
     "points_per_round": ("points", "rounds"),
     "call_success_rate": ("calls_ok", "calls"),
     "call_beaten_rate": ("calls_beaten", "calls"),
+    "milestone_rate": ("milestones", "rounds"),
 }
 
 
@@ -63,7 +65,7 @@ def metric_titles(game: Game) -> dict[str, str]:
     return {
         m: title.replace("round", game.part)
         for m, (title, _) in METRICS.items()
-        if game.name == "yaniv" or not m.startswith("call_")
+        if game.name == "yaniv" or not m.startswith(("call_", "milestone_"))
     }
 
 
