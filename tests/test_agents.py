@@ -290,7 +290,7 @@ def test_shipped_agent_registry_picks_the_model_for_the_rules():
     ("options", "message"),
     [
         ({"rules": "seven"}, "no trained agent is shipped for 'seven' rules with 2 players"),
-        ({"num_players": 3}, "'standard' rules with 3 players"),
+        ({"num_players": 5}, "'standard' rules with 5 players"),
         ({"rules": "french", "num_players": 4}, "'french' rules with 4 players"),
         ({"rules": PRESETS["standard"].replace(call_max=7)}, "rules changed from the preset 'standard'"),
     ],
@@ -300,4 +300,4 @@ def test_shipped_agent_registry_says_when_none_is_shipped(options, message):
 
     with pytest.raises(ValueError, match=message) as err:
         agents.make("ppo", **options)
-    assert "shipped: standard with 2 players" in str(err.value)
+    assert "shipped: standard with 2 players, standard with 3 players, standard with 4 players" in str(err.value)

@@ -1,6 +1,7 @@
-"""The trained agent shipped in agents/models: a play file that loads without pickle, plays
-exactly as the checkpoint it was converted from, only legal moves, refuses other rules, and
-an export for play keeps its decisions."""
+"""The trained agents shipped in agents/models: the 2-player play file loads without
+pickle, plays exactly as the checkpoint it was converted from, only legal moves, refuses
+other rules, and an export for play keeps its decisions; the 3- and 4-player agents load
+by player count and play legal moves."""
 
 import json
 from pathlib import Path
@@ -75,7 +76,30 @@ def test_shipped_agent_refuses_other_rules():
     with pytest.raises(ValueError, match="seven"):
         agents.make("ppo", rules="seven")
     with pytest.raises(ValueError):
-        agents.make("ppo", rules="standard", num_players=3)
+        agents.make("ppo", rules="standard", num_players=5)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_shipped_agents_for_more_players_load_by_rules_and_play_legal_moves(players):
+    """The 3- and 4-player agents: advised by the score-aware heuristic, small play files,
+    found by the registry for their player count, legal moves in whole games."""
+    path = agents.shipped_model("standard", players)
+    assert path.stat().st_size < 5_000_000
+    meta, _ = read_play_file(path)
+    assert meta["num_players"] == players and meta["advice"] == "score_heuristic"
+    bot = agents.make("ppo", num_players=players, seed=0)
+    opponent = agents.make("heuristic", seed=1)
+    env = yaniv_env.raw_env(rules="standard", num_players=players, episode="round")
+    env.reset(seed=2)
+    for agent in env.agent_iter(300):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        policy = bot if agent == "player_0" else opponent
+        action = policy.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+        env.step(action)
 
 
 def test_export_for_play_keeps_the_policy(tmp_path):
@@ -100,6 +124,17 @@ def test_shipped_agent_beats_heuristic():
     result = evaluate([str(agents.SHIPPED_MODEL), "heuristic"], games=2000, seed=4001, workers=2)
     rate = result.stats[result.labels[0]].metrics["game_win_rate"]
     assert rate.low > 0.55, (rate.value, rate.low, rate.high)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [3, 4])
+def test_shipped_agents_for_more_players_beat_a_table_of_heuristics(players):
+    """The README's measurement (600 duplicate games, seed 5001): the lower bound of the
+    seat's game win rate is above 1/players."""
+    path = str(agents.shipped_model("standard", players))
+    result = evaluate([path] + ["heuristic"] * (players - 1), num_players=players, games=600, seed=5001)
+    rate = result.stats[result.labels[0]].metrics["game_win_rate"]
+    assert rate.low > 1 / players, (rate.value, rate.low, rate.high)
 
 
 @pytest.mark.slow
