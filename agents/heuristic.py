@@ -538,6 +538,8 @@ class HeuristicAgent(AgentBase):
     """
 
     name = "heuristic"
+    #: Options this agent sets unless given (a variant's defaults).
+    default_options: dict = {}
 
     def __init__(
         self,
@@ -548,7 +550,7 @@ class HeuristicAgent(AgentBase):
         **options,
     ):
         super().__init__(seed, rules, num_players)
-        self.policy = HeuristicPolicy(**options)
+        self.policy = HeuristicPolicy(**{**self.default_options, **options})
         self.strict = strict_default(strict)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -565,14 +567,4 @@ class ScoreHeuristicAgent(HeuristicAgent):
     has only the round-points cost)."""
 
     name = "score_heuristic"
-
-    def __init__(
-        self,
-        seed: int | None = None,
-        rules: str | Rules = "standard",
-        num_players: int | None = None,
-        strict: bool | None = None,
-        **options,
-    ):
-        options.setdefault("score_aware", 1.0)
-        super().__init__(seed, rules, num_players, strict, **options)
+    default_options = {"score_aware": 1.0}

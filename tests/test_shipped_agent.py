@@ -55,13 +55,12 @@ def test_loading_leaves_torch_threads_alone_unless_asked():
         torch.set_num_threads(before)
 
 
-def test_shipped_agent_plays_legal_moves():
-    bot = agents.make("ppo", seed=0)
-    opponent = agents.make("random", seed=1)
-    env = yaniv_env.raw_env(rules="standard", num_players=2, episode="round")
-    for seed in range(3):
+def _plays_legal_moves(bot, opponent, players: int, seeds, max_steps: int = 2**63) -> None:
+    """``bot`` in seat 0 and ``opponent`` elsewhere play one round per seed: every move legal."""
+    env = yaniv_env.raw_env(rules="standard", num_players=players, episode="round")
+    for seed in seeds:
         env.reset(seed=seed)
-        for agent in env.agent_iter():
+        for agent in env.agent_iter(max_steps):
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
@@ -70,6 +69,10 @@ def test_shipped_agent_plays_legal_moves():
             action = policy.act(obs["observation"], obs["action_mask"])
             assert obs["action_mask"][action] == 1
             env.step(action)
+
+
+def test_shipped_agent_plays_legal_moves():
+    _plays_legal_moves(agents.make("ppo", seed=0), agents.make("random", seed=1), 2, range(3))
 
 
 def test_shipped_agent_refuses_other_rules():
@@ -88,18 +91,7 @@ def test_shipped_agents_for_more_players_load_by_rules_and_play_legal_moves(play
     meta, _ = read_play_file(path)
     assert meta["num_players"] == players and meta["advice"] == "score_heuristic"
     bot = agents.make("ppo", num_players=players, seed=0)
-    opponent = agents.make("heuristic", seed=1)
-    env = yaniv_env.raw_env(rules="standard", num_players=players, episode="round")
-    env.reset(seed=2)
-    for agent in env.agent_iter(300):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        policy = bot if agent == "player_0" else opponent
-        action = policy.act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][action] == 1
-        env.step(action)
+    _plays_legal_moves(bot, agents.make("heuristic", seed=1), players, [2], max_steps=300)
 
 
 def test_export_for_play_keeps_the_policy(tmp_path):
