@@ -8,7 +8,7 @@ import numpy as np
 
 from yaniv_env import Rules
 from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE
-from yaniv_env.engine import after_milestone
+from yaniv_env.engine import after_milestone, past_limit
 
 from .base import checked_choice, strict_default
 from .common import (
@@ -213,10 +213,9 @@ class HeuristicPolicy:
             top = 10 * (rules.hand_size + 1) + rules.penalty + 1
             costs = [float(x) for x in range(top)]
             if w:
-                limit = rules.score_limit
                 for x in range(1, top):
                     new = after_milestone(rules, start + x)
-                    out = new >= limit if rules.limit_inclusive else new > limit
+                    out = past_limit(rules, new)
                     costs[x] = (1.0 - w) * x + w * (new - start + (self.limit_cost if out else 0.0))
             self._end[key] = costs
         return costs

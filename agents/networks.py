@@ -98,7 +98,7 @@ def score_feature_tables(rules) -> dict[str, np.ndarray]:
     ``SCORE_HORIZON`` when none is that near), and ``headroom[t]``, the points that can be
     added before the score limit ends the game for the player (at most ``SCORE_HORIZON``).
     Yaniv rules only."""
-    from yaniv_env.engine import after_milestone
+    from yaniv_env.engine import after_milestone, past_limit
 
     limit = rules.score_limit
     to_milestone = np.full(limit + 1, SCORE_HORIZON, dtype=np.int64)
@@ -107,7 +107,7 @@ def score_feature_tables(rules) -> dict[str, np.ndarray]:
             if after_milestone(rules, t + d) != t + d:
                 to_milestone[t] = d
                 break
-    last_safe = limit - 1 if rules.limit_inclusive else limit
+    last_safe = limit - 1 if past_limit(rules, limit) else limit
     headroom = np.clip(last_safe - np.arange(limit + 1), 0, SCORE_HORIZON).astype(np.int64)
     return {"to_milestone": to_milestone, "headroom": headroom}
 
@@ -462,9 +462,15 @@ if MaskableActorCriticPolicy is not None:
                 f"bad network sizes (observation {n_obs!r}, actions {n_act!r}, net_arch {arch!r}): "
                 f"positive integers up to {MAX_LAYER_WIDTH} are needed"
             )
+        inputs = n_obs
+        if description.get("score_features"):  # the features the network appends to its input
+            from yaniv_env.observation import ObservationLayout
+
+            players = ObservationLayout.players_from_size(n_obs - (kind == "AdvisedPolicy"))
+            inputs += score_features_size(players)
         params = 0
         for widths, out in ((layers[0], n_act), (layers[1], 1)):
-            sizes = [n_obs, *widths, out]
+            sizes = [inputs, *widths, out]
             params += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
         if params > MAX_PARAMETERS:
             raise ValueError(f"the network would have {params:,} parameters (at most {MAX_PARAMETERS:,})")

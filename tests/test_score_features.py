@@ -156,6 +156,13 @@ def test_bad_score_features_are_refused(tmp_path):
             check_description({**description, "score_features": bad})
     with pytest.raises(ValueError, match="score_features"):
         check_description({**description, "policy": "MlpPolicy", "score_features": True})
+    with pytest.raises(ValueError, match="matches no player count"):
+        check_description({**description, "observation_size": description["observation_size"] + 1})
+    # the parameter bound counts the appended features: a width that fits without them, not with them
+    wide = {**description, "net_arch": {"pi": [23_318], "vf": [23_318]}}
+    check_description({**wide, "score_features": False})
+    with pytest.raises(ValueError, match="parameters"):
+        check_description(wide)
     policy = build_policy(description)
     assert isinstance(policy.pi_features_extractor, ScoreFeatures)
 

@@ -882,8 +882,7 @@ def _end_round(
         if points[p] > 0:
             scores[p] = after_milestone(rules, scores[p] + points[p])
     eliminated: list[int] = []
-    limit = rules.score_limit
-    passed = [p for p in seats if scores[p] > limit or (rules.limit_inclusive and scores[p] >= limit)]
+    passed = [p for p in seats if past_limit(rules, scores[p])]
     rounds_played = s.round_index + 1
     game_over = False
     if rules.game_end == "last_standing":
@@ -926,6 +925,12 @@ def _end_round(
         s.next_first = nxt if s.alive[nxt] else _next_alive(s, nxt)
     _clear_pending(s)
     s.phase = GAME_OVER if game_over else ROUND_OVER
+
+
+def past_limit(rules: Rules, total: int) -> bool:
+    """Whether ``total`` is past the score limit: above it, or at it when reaching it counts
+    (``limit_inclusive``)."""
+    return total > rules.score_limit or (rules.limit_inclusive and total >= rules.score_limit)
 
 
 def after_milestone(rules: Rules, total: int) -> int:
@@ -986,8 +991,7 @@ def round_outcome(rules: Rules, rr: RoundResult, ended_game: bool) -> Outcome:
     if rules.game_end == "last_standing":
         gone = list(rr.eliminated)
     elif ended_game:
-        limit = rules.score_limit
-        gone = [p for p in played if rr.scores[p] > limit or (rules.limit_inclusive and rr.scores[p] >= limit)]
+        gone = [p for p in played if past_limit(rules, rr.scores[p])]
     else:
         gone = []
     return Outcome(played, tuple(seat_places), tuple(sorted(gone, key=lambda p: (-rr.scores[p], p))))
