@@ -50,7 +50,7 @@ from yaniv_env.observation import ObservationLayout
 from yaniv_env.vector.kernels import pick_legal
 
 from .greedy import GreedyAgent
-from .heuristic import SCALAR_ONLY, HeuristicAgent
+from .heuristic import HeuristicAgent
 from .heuristic_batched import _eight, first_legal, heuristic_batch, heuristic_tables, weights
 from .streams import agent_key
 
@@ -345,12 +345,6 @@ class BatchedHeuristic(HeuristicAgent):
         obs, m = _as_batch(observations, masks)
         if not len(obs):
             return np.empty(0, dtype=np.int64)
-        if any(self.policy.options[k] != v for k, v in SCALAR_ONLY.items()):
-            # an option the kernel does not implement: the scalar policy, row by row
-            out = np.full(len(obs), -1, dtype=np.int64)
-            for b in np.flatnonzero(m.any(axis=1)).tolist():
-                out[b] = self.act(obs[b], m[b])
-            return out
         t = heuristic_tables(self.context_for(obs[0]).rules)
         if obs.shape[1] != t.size or m.shape[1] != t.num_actions:
             raise ValueError(

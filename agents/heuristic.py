@@ -57,14 +57,16 @@ DEFAULTS = {
     # weight of the game totals in the cost of the points I take when the round ends: 0
     # counts them as round points; 1 as the change of my total after the milestone (a
     # total landing on a halving milestone costs less than nothing), plus limit_cost when
-    # it puts me past the score limit. The batched kernel has only the default, 0.
+    # it puts me past the score limit
     "score_aware": 0.0,
     "limit_cost": 100.0,
 }
 
-#: The options the batched kernel (:mod:`agents.heuristic_batched`) does not implement,
-#: with the value it assumes; other values make the batched agent decide row by row.
-SCALAR_ONLY = {"score_aware": 0.0}
+
+def end_cost_size(rules: Rules) -> int:
+    """Entries of :meth:`HeuristicPolicy.end_costs`: every total a hand of ``hand_size + 1``
+    cards can hold, plus the penalty."""
+    return 10 * (rules.hand_size + 1) + rules.penalty + 1
 
 
 def _sum_cdf(base: int, unknown: int, hist: list[float], cap: int) -> list[float]:
@@ -210,7 +212,7 @@ class HeuristicPolicy:
         costs = self._end.get(key)
         if costs is None:
             rules = ctx.rules
-            top = 10 * (rules.hand_size + 1) + rules.penalty + 1
+            top = end_cost_size(rules)
             costs = [float(x) for x in range(top)]
             if w:
                 for x in range(1, top):
@@ -562,8 +564,7 @@ class ScoreHeuristicAgent(HeuristicAgent):
     the points it may take when the round ends are counted as the change of its total
     once the milestone applies, so it steers its hand towards a total that lands on a
     halving milestone and away from one that takes it past the score limit. Everything
-    else is the heuristic's. Its batched version decides row by row (the compiled kernel
-    has only the round-points cost)."""
+    else is the heuristic's, and so is its compiled batched version."""
 
     name = "score_heuristic"
     default_options = {"score_aware": 1.0}

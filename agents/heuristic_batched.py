@@ -4,11 +4,12 @@
 returns on the same observation and mask (full, not ``lite``). Each piece of the scalar policy
 has a small kernel here over card lists and count arrays (decode, unseen counts, the
 weighted value histogram, the sum-of-values CDF, call risk, best next discard, hand and
-stock costs, the leave weight, the end-of-round chance), with every floating-point
+stock costs, the leave weight, the end-of-round chance, the cost of the points taken
+when the round ends as the acting seat's total makes it), with every floating-point
 operation in the scalar code's order so the scores are bit-identical; ties are broken as
 the scalar code breaks them (plans: least ``(cost, discard id, draw id)``; draws: least
 ``(cost, action id)``). A row whose decision the kernel cannot make as the scalar code would
-(an inconsistent observation) gets ``-2`` and the caller asks the scalar policy. Rows whose
+(an inconsistent observation, or a total outside the milestone table) gets ``-2`` and the caller asks the scalar policy. Rows whose
 mask allows nothing get ``-1``.
 """
 
@@ -27,9 +28,10 @@ from numba.np.arrayobj import populate_array
 from yaniv_env import Rules
 from yaniv_env.actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE, action_table
 from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE, standard_deck
+from yaniv_env.engine import after_milestone, past_limit
 from yaniv_env.observation import ObservationLayout
 
-from .heuristic import DEFAULTS, EMPTY_HAND_COST
+from .heuristic import DEFAULTS, EMPTY_HAND_COST, end_cost_size
 
 __all__ = ["HeuristicTables", "heuristic_tables", "heuristic_batch"]
 
@@ -75,7 +77,10 @@ class HeuristicTables:
             self.disc_n_takeable[i] = len(d.takeable)
             self.disc_move[i] = moves.setdefault(tuple(sorted(d.cards)), len(moves))
         self.num_moves = len(moves)
-        # integer rules: call_max, penalty, empty_hand_wins, run_min, max_run_jokers, run_jokers_at_ends, hand_size
+        end_size = end_cost_size(rules)
+        # integer rules (R_* indices): call_max, penalty, empty_hand_wins, run_min,
+        # max_run_jokers, run_jokers_at_ends, hand_size; then the observation offset of the
+        # acting seat's total, the score limit and the size of the end-cost table
         self.int_rules = np.array(
             [
                 rules.call_max,
@@ -85,9 +90,16 @@ class HeuristicTables:
                 rules.max_run_jokers,
                 int(rules.run_jokers_at_ends),
                 rules.hand_size,
+                p["scores"].start,
+                rules.score_limit,
+                end_size,
             ],
             dtype=np.int64,
         )
+        #: ``milestones[t]``: a total ``t`` once the milestone has applied, and whether that
+        #: is past the limit (``t`` up to the limit plus the largest points of a round)
+        after = [after_milestone(rules, t) for t in range(rules.score_limit + end_size)]
+        self.milestones = np.array([(a, past_limit(rules, a)) for a in after], dtype=np.int64)
 
     def decode(self, obs: np.ndarray) -> tuple[np.ndarray, ...]:
         """The per-seat and scalar fields :func:`agents.common.decode` reads, for a batch (same
@@ -119,9 +131,10 @@ def weights(options: dict) -> np.ndarray:
 
 
 # weight indices, in DEFAULTS order
-W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX, W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_END = range(8)
+W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX, W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_END, W_SCORE, W_LIMIT = range(10)
 # int_rules indices
 R_CALL_MAX, R_PENALTY, R_EMPTY_WINS, R_RUN_MIN, R_RUN_JOKERS, R_ENDS_OK, R_HAND_SIZE = range(7)
+R_SCORES, R_SCORE_LIMIT, R_END_SIZE = range(7, 10)
 
 
 @intrinsic
@@ -269,25 +282,46 @@ def _beaten(beat, t):
 
 
 @numba.njit(cache=True)
-def _hand_cost(hand, m, beat, pe, mu, ir, sc, o):
+def _hand_cost(hand, m, beat, end, pe, mu, ir, sc, o):
     """HeuristicPolicy.hand_cost of ``hand[:m]``."""
     total = _total(hand, m)
     after = 0.0
     if m:
         after = total + mu * m - _best_removed(hand, m, mu, ir, sc, o)
-    return _cost(total, after, beat, pe, ir)
+    return _cost(total, after, beat, end, pe, ir)
 
 
 @numba.njit(cache=True, inline="always")
-def _cost(total, after, beat, pe, ir):
+def _cost(total, after, beat, end, pe, ir):
     """A hand's cost from its total and the cost of playing on (``after``): the round may end
     now (``pe``), where a total that may call Yaniv costs the cheaper of playing on and
-    calling (beaten at the rate ``beat`` gives, with the penalty)."""
+    calling (beaten at the rate ``beat`` gives, with the penalty); ``end[x]``: the cost of
+    taking ``x`` points when the round ends (:func:`_end_costs`)."""
     if total <= ir[R_CALL_MAX]:
-        c = _beaten(beat, total) * (total + ir[R_PENALTY])
+        c = _beaten(beat, total) * end[total + ir[R_PENALTY]]
         if c < after:
             after = c
-    return pe * total + (1.0 - pe) * after
+    return pe * end[total] + (1.0 - pe) * after
+
+
+@numba.njit(cache=True, inline="always")
+def _end_costs(start, w, ir, milestones, end):
+    """HeuristicPolicy.end_costs of a seat whose total is ``start`` (``end``: the table,
+    ``ir[R_END_SIZE]`` entries); False when ``start`` is outside the milestone table."""
+    size = ir[R_END_SIZE]
+    score = w[W_SCORE]
+    if not score:
+        for x in range(size):
+            end[x] = x
+        return True
+    if start < 0 or start > ir[R_SCORE_LIMIT]:
+        return False
+    lc = w[W_LIMIT]
+    end[0] = 0.0
+    for x in range(1, size):
+        new = milestones[start + x, 0]
+        end[x] = (1.0 - score) * x + score * (new - start + (lc if milestones[start + x, 1] else 0.0))
+    return True
 
 
 @numba.njit(cache=True, inline="always")
@@ -362,7 +396,7 @@ def _parts(hand, m, mu, ir, sc, fs):
 
 
 @numba.njit(cache=True, inline="always")
-def _plus_cost(k, m, total, singles, J, beat, pe, mu, ir, sc, fs):
+def _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs):
     """HeuristicPolicy.hand_cost of the hand of :func:`_parts` (``m`` cards, ``total``) plus
     the non-joker card ``k``."""
     r, s = RANKS[k], SUITS[k]
@@ -384,11 +418,11 @@ def _plus_cost(k, m, total, singles, J, beat, pe, mu, ir, sc, fs):
         if x > best:
             best = x
     tk = total + v
-    return _cost(tk, tk + mu * (m + 1) - best, beat, pe, ir)
+    return _cost(tk, tk + mu * (m + 1) - best, beat, end, pe, ir)
 
 
 @numba.njit(cache=True, inline="always")
-def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, pe, mu, ir, near, sc, fs, costs):
+def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs):
     """The costs of drawing to ``hand[:m]`` (room for one more card): HeuristicPolicy.stock_cost
     if ``stock`` (returned; else 0) and the hand_cost of taking each of ``takes[:n_takes]``
     (into ``costs``)."""
@@ -398,13 +432,13 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, pe, mu, 
         k = takes[j]
         if k == JOKER:
             hand[m] = k
-            costs[j] = _hand_cost(hand, m + 1, beat, pe, mu, ir, sc, SCRATCH)
+            costs[j] = _hand_cost(hand, m + 1, beat, end, pe, mu, ir, sc, SCRATCH)
         else:
-            costs[j] = _plus_cost(k, m, total, singles, J, beat, pe, mu, ir, sc, fs)
+            costs[j] = _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs)
     if not stock:
         return 0.0
     if pool_total <= 0:
-        return _hand_cost(hand, m, beat, pe, mu, ir, sc, SCRATCH)
+        return _hand_cost(hand, m, beat, end, pe, mu, ir, sc, SCRATCH)
     for v in range(11):
         fs[F_BY_VALUE + v] = 0.0
     acc = 0.0
@@ -418,9 +452,9 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, pe, mu, 
             continue
         if k == JOKER:
             hand[m] = k
-            acc += c * _hand_cost(hand, m + 1, beat, pe, mu, ir, sc, SCRATCH)
+            acc += c * _hand_cost(hand, m + 1, beat, end, pe, mu, ir, sc, SCRATCH)
             continue
-        acc += c * _plus_cost(k, m, total, singles, J, beat, pe, mu, ir, sc, fs)
+        acc += c * _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs)
     call_max = ir[R_CALL_MAX]
     penalty = ir[R_PENALTY]
     drop_new = 0.0
@@ -439,10 +473,10 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, pe, mu, 
             else:
                 after = 0.0
             if tv <= call_max:
-                x = _beaten(beat, tv) * (tv + penalty)
+                x = _beaten(beat, tv) * end[tv + penalty]
                 if x < after:
                     after = x
-            acc += c * (pe * tv + (1.0 - pe) * after)
+            acc += c * (pe * end[tv] + (1.0 - pe) * after)
     return acc / pool_total
 
 
@@ -549,8 +583,9 @@ def _less(c1, a1, d1, c2, a2, d2):
 
 
 @numba.njit(cache=True)
-def _scratch(n, cap, card_end, num_moves, num_actions):
+def _scratch(n, ir, card_end, num_moves, num_actions):
     """The work arrays of :func:`_decide_range` (one set per thread)."""
+    cap = ir[R_CALL_MAX]
     ints = (
         np.empty(MAX_HAND, np.int64),  # hand
         np.empty(MAX_HAND, np.int64),  # rest
@@ -571,6 +606,7 @@ def _scratch(n, cap, card_end, num_moves, num_actions):
         np.empty(cap + 1),  # cdf
         np.empty(cap + 1),  # not_beaten
         np.empty(cap + 1),  # beat
+        np.empty(ir[R_END_SIZE]),  # end
     )
     return ints, floats, np.empty((n, MAX_HAND), np.int64), np.empty((2, cap + 1)), np.zeros(NUM_KINDS, np.bool_)
 
@@ -578,7 +614,7 @@ def _scratch(n, cap, card_end, num_moves, num_actions):
 @numba.njit(cache=True)
 def _decide_range(
     lo, hi, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
-    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
+    milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
 ):  # fmt: skip
     """The decisions of rows ``lo..hi - 1`` (each row on its own: any split gives the same);
     ``scratch``: :func:`_scratch`. Every array is used borrowed (see :func:`_borrowed`): the
@@ -587,6 +623,7 @@ def _decide_range(
     hand_sizes, alive = _borrowed(hand_sizes), _borrowed(alive)
     caller, stock, turns, phase = _borrowed(caller), _borrowed(stock), _borrowed(turns), _borrowed(phase)
     masks, w, ir, deck_counts = _borrowed(masks), _borrowed(w), _borrowed(ir), _borrowed(deck_counts)
+    milestones = _borrowed(milestones)
     disc_counts, disc_takeable = _borrowed(disc_counts), _borrowed(disc_takeable)
     disc_n_takeable, disc_move, out = _borrowed(disc_n_takeable), _borrowed(disc_move), _borrowed(out)
     ints, floats, known, dist, near = scratch
@@ -597,6 +634,10 @@ def _decide_range(
     fs, costs, move_lc, hist = _borrowed(floats[0]), _borrowed(floats[1]), _borrowed(floats[2]), _borrowed(floats[3])
     weighted, cdf, not_beaten, beat = (_borrowed(floats[4]), _borrowed(floats[5]), _borrowed(floats[6]),
                                        _borrowed(floats[7]))  # fmt: skip
+    end = _borrowed(floats[8])
+    end_start = -1  # the total ``end`` was built for (every total alike without score_aware)
+    if not w[W_SCORE]:
+        _end_costs(0, w, ir, milestones, end)
     A = masks.shape[1]
     cap = ir[R_CALL_MAX]
     mu = w[W_MU]
@@ -681,6 +722,13 @@ def _decide_range(
                         act = ASAF
             out[b] = act
             continue
+        if w[W_SCORE]:
+            start = np.int64(round(np.float64(obs[b, ir[R_SCORES]]) * ir[R_SCORE_LIMIT]))
+            if start != end_start:
+                if not _end_costs(start, w, ir, milestones, end):
+                    out[b] = -2
+                    continue
+                end_start = start
         # Estimate
         mean_w = 0.0
         for v in range(11):
@@ -726,8 +774,8 @@ def _decide_range(
                 out[b] = -2
                 continue
             empties = mr == 0 and ir[R_EMPTY_WINS] != 0  # emptying the hand wins: no costs needed
-            lowers = empties or _hand_cost(rest, mr, beat, pe, mu, ir, sc, 0) <= _hand_cost(
-                hand, m, beat, pe, mu, ir, sc, 0
+            lowers = empties or _hand_cost(rest, mr, beat, end, pe, mu, ir, sc, 0) <= _hand_cost(
+                hand, m, beat, end, pe, mu, ir, sc, 0
             )
             out[b] = SLAM if lowers else PASS
             continue
@@ -740,7 +788,7 @@ def _decide_range(
             draw_stock = masks[b, DRAW_STOCK]
             rest[:m] = hand[:m]
             sc_cost = _draw_costs(
-                rest, m, draw_stock, pool, pool_total, takes, n_takes, beat, pe, mu, ir, near, sc, fs, costs
+                rest, m, draw_stock, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs
             )
             bc = 0.0
             ba = -1
@@ -821,7 +869,7 @@ def _decide_range(
                     pc, pa, pd = EMPTY_HAND_COST, a, DRAW_STOCK
                 continue
             sc_cost = _draw_costs(
-                rest, mr, stock_ok, pool, pool_total, takes, n_takes, beat, pe, mu, ir, near, sc, fs, costs
+                rest, mr, stock_ok, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs
             )
             if stock_ok:
                 cost = sc_cost + lc
@@ -851,16 +899,16 @@ def _decide_range(
 @numba.njit(cache=True, parallel=True)
 def _decide_rows_parallel(
     chunks, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
-    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
+    milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
 ):  # fmt: skip
     """:func:`_decide_range` over all rows, cut into ``chunks`` spread over Numba's threads."""
     B = masks.shape[0]
     for c in numba.prange(chunks):
-        scratch = _scratch(n, ir[R_CALL_MAX], card_end, num_moves, masks.shape[1])
+        scratch = _scratch(n, ir, card_end, num_moves, masks.shape[1])
         _decide_range(
             c * B // chunks, (c + 1) * B // chunks, obs, card_end, known_start, card_starts, hand_sizes, alive, caller,
-            stock, turns, phase, masks, n, w, ir, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move,
-            num_moves, out, scratch,
+            stock, turns, phase, masks, n, w, ir, milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable,
+            disc_move, num_moves, out, scratch,
         )  # fmt: skip
 
 
@@ -889,15 +937,15 @@ def heuristic_batch(
     if chunks > 1:
         _decide_rows_parallel(
             chunks, obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
-            masks, t.n, w, t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move,
-            t.num_moves, out,
+            masks, t.n, w, t.int_rules, t.milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
+            t.disc_move, t.num_moves, out,
         )  # fmt: skip
     else:  # the same compiled _decide_range as the threads' (int64 bounds): compiled once
-        scratch = _scratch(t.n, int(t.int_rules[R_CALL_MAX]), t.card_end, t.num_moves, masks.shape[1])
+        scratch = _scratch(t.n, t.int_rules, t.card_end, t.num_moves, masks.shape[1])
         _decide_range(
             0, len(obs), obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
-            masks, t.n, w, t.int_rules, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable, t.disc_move,
-            t.num_moves, out, scratch,
+            masks, t.n, w, t.int_rules, t.milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
+            t.disc_move, t.num_moves, out, scratch,
         )  # fmt: skip
     legal = out >= 0
     rows = np.flatnonzero(legal)

@@ -11,7 +11,6 @@ from yaniv_env.engine import DRAW
 from yaniv_env.vector import kernels as K
 
 from .common import CALL_YANIV, Info
-from .heuristic import SCALAR_ONLY
 from .heuristic_batched import _decide_range, _scratch, heuristic_tables, weights
 from .search import SearchAgent
 
@@ -25,12 +24,12 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
     seat, then the heuristic (``_decide_range`` on the acting seat's observation, decoded
     as :meth:`HeuristicTables.decode` does) for every seat, except that the decision right
     after ``first[i]`` takes ``draw[i]`` where it is a legal draw. ``ht``: the heuristic's
-    tables (card_end, known_start, card_starts, n, int_rules, deck_counts, disc_counts,
-    disc_takeable, disc_n_takeable, disc_move, num_moves); ``fields``: the observation
+    tables (card_end, known_start, card_starts, n, int_rules, milestones, deck_counts,
+    disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves); ``fields``: the observation
     offsets of hand_sizes, alive, caller, stock, round_progress and phase; ``scales``:
     hand size, deck size, turn limit; ``obs`` and ``mask``: one row of work space."""
-    card_end, known_start, card_starts, n, ir, deck_counts, disc_counts, disc_takeable, disc_n_takeable = ht[:9]
-    disc_move, num_moves = ht[9], ht[10]
+    card_end, known_start, card_starts, n, ir, milestones, deck_counts, disc_counts, disc_takeable = ht[:9]
+    disc_n_takeable, disc_move, num_moves = ht[9], ht[10], ht[11]
     g = st[0]
     round_over = rs[2]
     legal = np.empty(K.MAX_LEGAL, np.int64)
@@ -41,7 +40,7 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
     turns = np.zeros(1, np.int64)
     phase = np.zeros(1, np.int64)
     out = np.zeros(1, np.int64)
-    scratch = _scratch(n, ir[0], card_end, num_moves, mask.shape[1])
+    scratch = _scratch(n, ir, card_end, num_moves, mask.shape[1])
     f_hand, f_alive, f_caller, f_stock, f_progress, f_phase = fields
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -70,7 +69,8 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
             phase[0] = top
             _decide_range(
                 0, 1, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, mask,
-                n, w, ir, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
+                n, w, ir, milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves,
+                out, scratch,
             )  # fmt: skip
             a = out[0]
             if step == 1 and draw[i] >= 0 and g[b, K.G_PHASE] == DRAW and mask[0, draw[i]]:
@@ -124,12 +124,6 @@ class FastSearchAgent(SearchAgent):
     ):
         if "rollout" in options:
             raise TypeError("search_fast rolls out with the compiled full heuristic: it takes no 'rollout' option")
-        scalar_only = sorted(k for k, v in SCALAR_ONLY.items() if k in options and float(options[k]) != v)
-        if scalar_only:
-            raise TypeError(
-                f"search_fast's compiled rollouts do not implement the heuristic option {', '.join(scalar_only)}: "
-                "use search (rollout='full') for it"
-            )
         super().__init__(seed, rules, num_players, strict, rollout="full", **options)
         self._memories: list[tuple] = []
         #: the last :meth:`act_batch`'s searched rows: ``row -> (actions, values)``, each
@@ -284,8 +278,8 @@ class FastSearchAgent(SearchAgent):
                 ht,
                 np.array([*fields, ht.phase_slice.start], dtype=np.int64),
                 np.array([eng.rules.hand_size, eng.rules.deck_size, eng.rules.turn_limit], dtype=np.float64),
-                (ht.card_end, ht.known_start, ht.card_starts, ht.n, ht.int_rules, ht.deck_counts, ht.disc_counts,
-                 ht.disc_takeable, ht.disc_n_takeable, ht.disc_move, ht.num_moves),
+                (ht.card_end, ht.known_start, ht.card_starts, ht.n, ht.int_rules, ht.milestones, ht.deck_counts,
+                 ht.disc_counts, ht.disc_takeable, ht.disc_n_takeable, ht.disc_move, ht.num_moves),
                 weights(self.heuristic.options),
             )  # fmt: skip
         _, fields, scales, tables, w = self._kernel_args

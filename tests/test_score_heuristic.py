@@ -64,16 +64,55 @@ def test_default_heuristic_ignores_the_score():
     ]
 
 
-@pytest.mark.parametrize("preset, n", [("standard", 2), ("standard", 3), ("french", 4)])
-def test_batched_score_heuristic_decides_as_the_scalar_one(preset, n):
-    obs, masks = positions(preset, n, games=1, seed=5)
-    scalar = agents.make("score_heuristic", seed=0, rules=preset)
+def _with_totals(preset: str, n: int, obs: np.ndarray, seed: int) -> np.ndarray:
+    """``obs`` with the acting seat's total redrawn uniformly from 0 to the score limit,
+    so that every milestone and the limit are near some decision."""
+    rules = get_rules(preset, n)
+    start = ObservationLayout(rules).pieces["scores"].start
+    obs = obs.copy()
+    totals = np.random.default_rng(seed).integers(0, rules.score_limit + 1, size=len(obs))
+    obs[:, start] = (totals / rules.score_limit).astype(np.float32)
+    return obs
+
+
+@pytest.mark.parametrize(
+    "preset, n, score_aware",
+    [("standard", 2, 1.0), ("standard", 3, 1.0), ("seven", 2, 1.0), ("french", 4, 1.0), ("two_deck", 2, 1.0),
+     ("standard", 2, 0.5)],
+)  # fmt: skip
+def test_compiled_score_heuristic_decides_as_the_scalar_one(preset, n, score_aware):
+    """The compiled kernel itself (no row handed back to the scalar policy) makes the scalar
+    policy's decision, at the totals the games reached and at totals drawn near every
+    milestone."""
+    from agents.heuristic_batched import heuristic_batch, heuristic_tables, weights
+
+    obs, masks = positions(preset, n, games=2, seed=5)
+    obs = np.concatenate([obs, _with_totals(preset, n, obs, seed=1)])
+    masks = np.concatenate([masks, masks])
+    options = {"score_aware": score_aware, "limit_cost": 60.0}
+    scalar = agents.make("heuristic", seed=0, rules=preset, **options)
     expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
-    np.testing.assert_array_equal(batched("score_heuristic", seed=0, rules=preset).act_batch(obs, masks), expected)
-    np.testing.assert_array_equal(batched(scalar).act_batch(obs, masks), expected)
+    kernel = heuristic_batch(obs, masks, heuristic_tables(get_rules(preset, n)), weights(scalar.policy.options))
+    np.testing.assert_array_equal(kernel, expected)
+    np.testing.assert_array_equal(batched("heuristic", seed=0, rules=preset, **options).act_batch(obs, masks), expected)
     # and it plays differently from the heuristic somewhere (the totals matter to it)
     plain = agents.make("heuristic", seed=0, rules=preset)
     assert expected != [plain.act(o, m) for o, m in zip(obs, masks, strict=True)]
+
+
+def test_a_total_outside_the_milestone_table_is_decided_by_the_scalar_policy():
+    from agents.heuristic_batched import heuristic_batch, heuristic_tables, weights
+
+    rules = get_rules("standard", 2)
+    obs, masks = positions("standard", 2, games=1, seed=5)
+    obs = obs.copy()
+    obs[:, ObservationLayout(rules).pieces["scores"].start] = 1.2  # 240, past the limit of 200
+    w = weights({"score_aware": 1.0})
+    out = heuristic_batch(obs, masks, heuristic_tables(rules), w)
+    assert (out == -2).any() and set(np.unique(out[out < 0])) <= {-2}
+    scalar = agents.make("score_heuristic", seed=0)
+    expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    np.testing.assert_array_equal(batched("score_heuristic", seed=0).act_batch(obs, masks), expected)
 
 
 def test_score_heuristic_is_the_heuristic_with_the_option():
@@ -84,10 +123,13 @@ def test_score_heuristic_is_the_heuristic_with_the_option():
         agents.make("score_heuristic", bogus=1)
 
 
-def test_search_fast_refuses_the_scalar_only_option():
-    with pytest.raises(TypeError, match="score_aware"):
-        agents.make("search_fast", score_aware=1.0)
-    agents.make("search", score_aware=1.0)  # the scalar search's rollouts take it
+def test_search_fast_rolls_out_with_the_score_aware_heuristic():
+    obs, masks = positions("standard", 2, games=1, seed=5)
+    obs = _with_totals("standard", 2, obs, seed=2)
+    aware = agents.make("search_fast", seed=0, score_aware=1.0, simulations=4).act_batch(obs, masks)
+    plain = agents.make("search_fast", seed=0, simulations=4).act_batch(obs, masks)
+    assert masks[np.arange(len(obs)), aware].all()
+    assert (aware != plain).any()
 
 
 def test_score_heuristic_beats_the_heuristic():
