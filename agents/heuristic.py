@@ -60,6 +60,10 @@ DEFAULTS = {
     # it puts me past the score limit
     "score_aware": 0.0,
     "limit_cost": 100.0,
+    # weight of the game totals in calling Yaniv: v mixes (1 - v)·points + v·(change of the
+    # total after the milestone, plus limit_cost past the limit), for the opponents' hands
+    # and for my own if I am beaten; above 1 it stretches the totals' difference from points
+    "call_aware": 0.0,
 }
 
 
@@ -107,7 +111,7 @@ class Estimate:
     card, each opponent's chance of holding a total ``<= t`` (``t`` up to the call limit)
     and mean total, and the chance the round ends before my next turn."""
 
-    __slots__ = ("pool", "pool_total", "hist", "beat", "opp_mean", "p_end", "end")
+    __slots__ = ("pool", "pool_total", "hist", "weighted", "beat", "opp_mean", "p_end", "end")
 
     def __init__(
         self, ctx: Context, pool, hist, known, sizes, alive, bias: float, end_weight: float, end, cdfs=None
@@ -122,6 +126,8 @@ class Estimate:
             mean_w = sum(v * weighted[v] for v in range(11))
         else:  # a fixed prior: the distributions are cached by (known total, unknown cards)
             weighted, mean_w = cdfs["weighted"]
+        #: a card of an opponent's unknown hand: the value distribution, lower than the pool's
+        self.weighted = weighted
         cap = ctx.rules.call_max
         not_beaten = [1.0] * (cap + 1)
         not_end = 1.0
@@ -183,6 +189,7 @@ class HeuristicPolicy:
         self.end_weight = float(o["end_weight"])
         self.score_aware = float(o["score_aware"])
         self.limit_cost = float(o["limit_cost"])
+        self.call_aware = float(o["call_aware"])
         self._end: dict = {}
         self._prior: dict[Context, list[float]] = {}
         self._cdfs: dict[tuple, dict] = {}
@@ -414,9 +421,41 @@ class HeuristicPolicy:
         q = est.beaten(t)
         if q > self.call_risk:
             return False
-        gain = sum(est.opp_mean)
-        ev = (1.0 - q) * gain - q * (t + info.ctx.rules.penalty)
+        penalty = info.ctx.rules.penalty
+        if self.call_aware:
+            v = self.call_aware
+            gain = (1.0 - v) * sum(est.opp_mean) + v * self.opponents_end_cost(info, est)
+            loss = (1.0 - v) * (t + penalty) + v * est.end[t + penalty]
+        else:
+            gain = sum(est.opp_mean)
+            loss = t + penalty
+        ev = (1.0 - q) * gain - q * loss
         return ev > self.call_margin
+
+    def opponents_end_cost(self, info: Info, est: Estimate) -> float:
+        """The expected change of the alive opponents' totals (after the milestone, plus
+        ``limit_cost`` past the limit) if the round ends now, their unknown cards drawn from
+        ``est.weighted``."""
+        ctx = info.ctx
+        rules = ctx.rules
+        weighted = est.weighted
+        top = 10 * (rules.hand_size + 1)
+        acc = 0.0
+        for r in range(1, ctx.n):
+            if not info.alive[r]:
+                continue
+            kn = info.known[r]
+            base = hand_total(kn)
+            cdf = _sum_cdf(base, max(0, info.hand_sizes[r] - len(kn)), weighted, top)
+            start = info.scores[r]
+            prev = 0.0
+            for x in range(top + 1):
+                p = cdf[x] - prev
+                prev = cdf[x]
+                if p:
+                    new = after_milestone(rules, start + x)
+                    acc += p * (new - start + (self.limit_cost if past_limit(rules, new) else 0.0))
+        return acc
 
     def decide(self, info: Info) -> int:
         legal = info.legal
@@ -560,11 +599,14 @@ class HeuristicAgent(AgentBase):
 
 
 class ScoreHeuristicAgent(HeuristicAgent):
-    """:class:`HeuristicAgent` playing for the game totals (``score_aware=1`` unless given):
-    the points it may take when the round ends are counted as the change of its total
-    once the milestone applies, so it steers its hand towards a total that lands on a
-    halving milestone and away from one that takes it past the score limit. Everything
-    else is the heuristic's, and so is its compiled batched version."""
+    """:class:`HeuristicAgent` playing for the game totals (``score_aware=1`` and
+    ``call_aware=3`` unless given): the points it may take when the round ends are counted
+    as the change of its total once the milestone applies, so it steers its hand towards a
+    total that lands on a halving milestone and away from one that takes it past the score
+    limit; and when it may call Yaniv, what the opponents would take counts as the change of
+    their totals, with that change's difference from their points weighted 3 times (an
+    opponent halved by my call is a loss, one put past the limit a win). Everything else is
+    the heuristic's, and so is its compiled batched version."""
 
     name = "score_heuristic"
-    default_options = {"score_aware": 1.0}
+    default_options = {"score_aware": 1.0, "call_aware": 3.0}

@@ -9,8 +9,8 @@ when the round ends as the acting seat's total makes it), with every floating-po
 operation in the scalar code's order so the scores are bit-identical; ties are broken as
 the scalar code breaks them (plans: least ``(cost, discard id, draw id)``; draws: least
 ``(cost, action id)``). A row whose decision the kernel cannot make as the scalar code would
-(an inconsistent observation, or a total outside the milestone table) gets ``-2`` and the caller asks the scalar policy. Rows whose
-mask allows nothing get ``-1``.
+(an inconsistent observation, or a total outside the milestone table) gets ``-2`` and the
+caller asks the scalar policy. Rows whose mask allows nothing get ``-1``.
 """
 
 from __future__ import annotations
@@ -131,7 +131,8 @@ def weights(options: dict) -> np.ndarray:
 
 
 # weight indices, in DEFAULTS order
-W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX, W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_END, W_SCORE, W_LIMIT = range(10)
+W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX, W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_END = range(8)
+W_SCORE, W_LIMIT, W_CALL_AWARE = range(8, 11)
 # int_rules indices
 R_CALL_MAX, R_PENALTY, R_EMPTY_WINS, R_RUN_MIN, R_RUN_JOKERS, R_ENDS_OK, R_HAND_SIZE = range(7)
 R_SCORES, R_SCORE_LIMIT, R_END_SIZE = range(7, 10)
@@ -560,6 +561,32 @@ def _hist(pool, deck_counts, hist):
     _normalise(hist)
 
 
+@numba.njit(cache=True)
+def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir, milestones, cdf, dist):
+    """HeuristicPolicy.opponents_end_cost of row ``b`` (NaN when a total is outside the
+    milestone table); ``cdf`` and ``dist``: scratch of ``10 * (hand_size + 1) + 1`` totals."""
+    top = 10 * (ir[R_HAND_SIZE] + 1)
+    lc = w[W_LIMIT]
+    acc = 0.0
+    for r in range(1, n):
+        if not alive[b, r]:
+            continue
+        base = 0
+        for i in range(n_known[r]):
+            base += VALUE[known[r, i]]
+        _sum_cdf(base, max(0, hand_sizes[b, r] - n_known[r]), weighted, top, cdf, dist)
+        start = np.int64(round(np.float64(obs[b, ir[R_SCORES] + r]) * ir[R_SCORE_LIMIT]))
+        if start < 0 or start > ir[R_SCORE_LIMIT]:
+            return np.nan
+        prev = 0.0
+        for x in range(top + 1):
+            p = cdf[x] - prev
+            prev = cdf[x]
+            if p:
+                acc += p * (milestones[start + x, 0] - start + (lc if milestones[start + x, 1] else 0.0))
+    return acc
+
+
 # -- the decision ------------------------------------------------------------------------------
 
 
@@ -586,6 +613,7 @@ def _less(c1, a1, d1, c2, a2, d2):
 def _scratch(n, ir, card_end, num_moves, num_actions):
     """The work arrays of :func:`_decide_range` (one set per thread)."""
     cap = ir[R_CALL_MAX]
+    wide = max(cap, 10 * (ir[R_HAND_SIZE] + 1))  # the cdfs of whole hands (_opponents_end_cost)
     ints = (
         np.empty(MAX_HAND, np.int64),  # hand
         np.empty(MAX_HAND, np.int64),  # rest
@@ -603,12 +631,12 @@ def _scratch(n, ir, card_end, num_moves, num_actions):
         np.empty(num_moves),  # move_lc
         np.empty(11),  # hist
         np.empty(11),  # weighted
-        np.empty(cap + 1),  # cdf
+        np.empty(wide + 1),  # cdf
         np.empty(cap + 1),  # not_beaten
         np.empty(cap + 1),  # beat
         np.empty(ir[R_END_SIZE]),  # end
     )
-    return ints, floats, np.empty((n, MAX_HAND), np.int64), np.empty((2, cap + 1)), np.zeros(NUM_KINDS, np.bool_)
+    return ints, floats, np.empty((n, MAX_HAND), np.int64), np.empty((2, wide + 1)), np.zeros(NUM_KINDS, np.bool_)
 
 
 @numba.njit(cache=True)
@@ -888,7 +916,17 @@ def _decide_range(
         if masks[b, CALL_YANIV]:
             q = _beaten(beat, total_hand)
             if not q > w[W_CALL_RISK]:
-                ev = (1.0 - q) * gain - q * (total_hand + ir[R_PENALTY])
+                loss = total_hand + ir[R_PENALTY]
+                v = w[W_CALL_AWARE]
+                if v:
+                    theirs = _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir,
+                                                 milestones, cdf, dist)  # fmt: skip
+                    if theirs != theirs:  # NaN: a total outside the milestone table
+                        out[b] = -2
+                        continue
+                    ev = (1.0 - q) * ((1.0 - v) * gain + v * theirs) - q * ((1.0 - v) * loss + v * end[loss])
+                else:
+                    ev = (1.0 - q) * gain - q * loss
                 if ev > w[W_CALL_MARGIN]:
                     out[b] = CALL_YANIV
                     continue

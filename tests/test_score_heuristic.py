@@ -5,6 +5,8 @@ heuristic, which plays for round points."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -65,22 +67,24 @@ def test_default_heuristic_ignores_the_score():
 
 
 def _with_totals(preset: str, n: int, obs: np.ndarray, seed: int) -> np.ndarray:
-    """``obs`` with the acting seat's total redrawn uniformly from 0 to the score limit,
-    so that every milestone and the limit are near some decision."""
+    """``obs`` with every seat's total redrawn uniformly from 0 to the score limit, so that
+    every milestone and the limit are near some decision."""
     rules = get_rules(preset, n)
-    start = ObservationLayout(rules).pieces["scores"].start
+    scores = ObservationLayout(rules).pieces["scores"].slice
     obs = obs.copy()
-    totals = np.random.default_rng(seed).integers(0, rules.score_limit + 1, size=len(obs))
-    obs[:, start] = (totals / rules.score_limit).astype(np.float32)
+    totals = np.random.default_rng(seed).integers(0, rules.score_limit + 1, size=(len(obs), n))
+    obs[:, scores] = (totals / rules.score_limit).astype(np.float32)
     return obs
 
 
 @pytest.mark.parametrize(
-    "preset, n, score_aware",
-    [("standard", 2, 1.0), ("standard", 3, 1.0), ("seven", 2, 1.0), ("french", 4, 1.0), ("two_deck", 2, 1.0),
-     ("standard", 2, 0.5)],
+    "preset, n, options",
+    [("standard", 2, {"score_aware": 1.0, "call_aware": 1.0}), ("standard", 3, {"score_aware": 1.0}),
+     ("seven", 2, {"score_aware": 1.0, "call_aware": 1.0}), ("french", 4, {"score_aware": 1.0, "call_aware": 1.0}),
+     ("two_deck", 2, {"score_aware": 1.0, "call_aware": 1.0}), ("standard", 2, {"score_aware": 0.5}),
+     ("standard", 3, {"call_aware": 0.5})],
 )  # fmt: skip
-def test_compiled_score_heuristic_decides_as_the_scalar_one(preset, n, score_aware):
+def test_compiled_score_heuristic_decides_as_the_scalar_one(preset, n, options):
     """The compiled kernel itself (no row handed back to the scalar policy) makes the scalar
     policy's decision, at the totals the games reached and at totals drawn near every
     milestone."""
@@ -89,7 +93,7 @@ def test_compiled_score_heuristic_decides_as_the_scalar_one(preset, n, score_awa
     obs, masks = positions(preset, n, games=2, seed=5)
     obs = np.concatenate([obs, _with_totals(preset, n, obs, seed=1)])
     masks = np.concatenate([masks, masks])
-    options = {"score_aware": score_aware, "limit_cost": 60.0}
+    options = {**options, "limit_cost": 60.0}
     scalar = agents.make("heuristic", seed=0, rules=preset, **options)
     expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
     kernel = heuristic_batch(obs, masks, heuristic_tables(get_rules(preset, n)), weights(scalar.policy.options))
@@ -98,6 +102,19 @@ def test_compiled_score_heuristic_decides_as_the_scalar_one(preset, n, score_awa
     # and it plays differently from the heuristic somewhere (the totals matter to it)
     plain = agents.make("heuristic", seed=0, rules=preset)
     assert expected != [plain.act(o, m) for o, m in zip(obs, masks, strict=True)]
+
+
+def test_call_aware_counts_the_opponents_totals():
+    """Calling Yaniv with call_aware: an opponent whose hand is all known takes the change of
+    its total after the milestone, plus limit_cost past the limit."""
+    base = _info("standard", 0)
+    hand = (5, 1)  # 6 and 2 of the first suit: 8 points
+    for total, cost in [(42, 25 - 42), (43, 8), (150, 8), (195, 8 + 100), (192, 100 - 192)]:
+        info = dataclasses.replace(
+            base, known=((), hand), hand_sizes=(base.hand_sizes[0], 2), scores=(base.scores[0], total)
+        )
+        policy = HeuristicPolicy(call_aware=1.0)
+        assert policy.opponents_end_cost(info, policy.estimate(info)) == pytest.approx(cost)
 
 
 def test_a_total_outside_the_milestone_table_is_decided_by_the_scalar_policy():
