@@ -39,6 +39,8 @@ SHIPPED_MODELS: dict[tuple[str, int], str] = {
     ("standard", 2): "ppo_standard_2p.safetensors",  # MaskablePPO advised by the heuristic
     ("standard", 3): "ppo_standard_3p.safetensors",  # advised by the score-aware heuristic
     ("standard", 4): "ppo_standard_4p.safetensors",  # advised by the score-aware heuristic
+    ("seven", 2): "ppo_seven_2p.safetensors",  # advised by the score-aware heuristic
+    ("french", 2): "ppo_french_2p.safetensors",  # advised by the score-aware heuristic
 }
 
 #: The default shipped agent (``standard``, 2 players): ``agents.make("ppo")``.

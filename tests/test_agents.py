@@ -289,7 +289,7 @@ def test_shipped_agent_registry_picks_the_model_for_the_rules():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"rules": "seven"}, "no trained agent is shipped for 'seven' rules with 2 players"),
+        ({"rules": "two_deck"}, "no trained agent is shipped for 'two_deck' rules with 2 players"),
         ({"num_players": 5}, "'standard' rules with 5 players"),
         ({"rules": "french", "num_players": 4}, "'french' rules with 4 players"),
         ({"rules": PRESETS["standard"].replace(call_max=7)}, "rules changed from the preset 'standard'"),
@@ -300,4 +300,5 @@ def test_shipped_agent_registry_says_when_none_is_shipped(options, message):
 
     with pytest.raises(ValueError, match=message) as err:
         agents.make("ppo", **options)
-    assert "shipped: standard with 2 players, standard with 3 players, standard with 4 players" in str(err.value)
+    shipped = "standard with 2 players, standard with 3 players, standard with 4 players, seven with 2 players, "
+    assert f"shipped: {shipped}french with 2 players" in str(err.value)
