@@ -18,7 +18,7 @@ def test_tables_are_parsed_and_bad_ones_refused():
 
 
 def test_entrants_seat_the_shipped_agent_only_where_one_is_shipped():
-    assert ladder.entrants("standard", 2, search=False) == ["random", "greedy", "heuristic", "ppo"]
+    assert ladder.entrants("standard", 2, search=False) == ["random", "greedy", "heuristic", "score_heuristic", "ppo"]
     assert ladder.entrants("standard", 2, search=True)[-2:] == ["search", "ppo"]
     assert "ppo" not in ladder.entrants("two_deck", 4, search=False)
 
@@ -28,7 +28,7 @@ def test_a_small_ladder_ranks_by_ordinal_and_writes_its_tables(tmp_path, capsys)
     argv = ["--tables", "seven:3", "--games", "10", "--seed", "3", "--quiet", "--markdown", str(md), "--json", str(js)]
     assert ladder.main(argv) == 0
     rows = [line for line in md.read_text().splitlines() if line.startswith("| `seven`")]
-    assert [r.split("|")[4].strip() for r in rows] == ["1", "2", "3"]
+    assert [r.split("|")[4].strip() for r in rows] == ["1", "2", "3", "4"]
     (league,) = json.loads(js.read_text())
     assert league["num_players"] == 3 and league["games"] >= 10
     ordinals = [league["ratings"][r.split("`")[3]]["ordinal"] for r in rows]

@@ -266,8 +266,8 @@ def test_args_parser_defaults_and_docs():
     assert args.minutes == 10.0 and args.progress is False and args.net_arch == "64,64"
     assert given == {"minutes", "progress", "net_arch"}
     defaults = T.Args()
-    # the main job's recipe (README): advised by the heuristic, whole games against it, a low
-    # learning rate and no entropy bonus
+    # the main job's recipe (README): advised by the score-aware heuristic, whole games
+    # against the heuristic, a low learning rate and no entropy bonus
     assert (defaults.rules, defaults.num_players, defaults.episode, defaults.reward) == (
         "standard",
         2,
@@ -275,7 +275,7 @@ def test_args_parser_defaults_and_docs():
         "score_outcome",
     )
     assert (defaults.advice, defaults.opponents, defaults.learning_rate, defaults.ent_coef) == (
-        "heuristic",
+        "score_heuristic",
         "heuristic:1",
         1e-5,
         0.0,

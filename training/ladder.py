@@ -8,8 +8,8 @@ every shipped trained agent for those rules (``yaniv ladder``).
     yaniv ladder --json ladder.json --markdown ladder.md
 
 Each table is a :func:`training.evaluate.league` (duplicate deals, every pairing with two
-players, random tables with more) of ``random``, ``greedy``, ``heuristic`` and the shipped
-agent ``ppo`` for that preset and player count (:data:`agents.SHIPPED_MODELS`), plus
+players, random tables with more) of ``random``, ``greedy``, ``heuristic``,
+``score_heuristic`` and the shipped agent ``ppo`` for that preset and player count (:data:`agents.SHIPPED_MODELS`), plus
 ``search`` on the tables named by ``--search``: the search agent has no batched version,
 so its league runs through the AEC environment, about a hundred times slower. Entrants are
 ranked by their OpenSkill ordinal (mu - 3 sigma); the games each played and its game win
@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-BASELINES = ("random", "greedy", "heuristic")
+BASELINES = ("random", "greedy", "heuristic", "score_heuristic")
 
 
 #: Player counts of the default ladder: Yaniv is mostly played by 2 to 5 people.
