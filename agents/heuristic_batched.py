@@ -561,6 +561,15 @@ def _hist(pool, deck_counts, hist):
     _normalise(hist)
 
 
+@numba.njit(cache=True, inline="always")
+def _known_total(known, r, m):
+    """The total of seat ``r``'s known cards ``known[r, :m]``."""
+    t = 0
+    for i in range(m):
+        t += VALUE[known[r, i]]
+    return t
+
+
 @numba.njit(cache=True)
 def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir, milestones, cdf, dist):
     """HeuristicPolicy.opponents_end_cost of row ``b`` (NaN when a total is outside the
@@ -571,10 +580,7 @@ def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, 
     for r in range(1, n):
         if not alive[b, r]:
             continue
-        base = 0
-        for i in range(n_known[r]):
-            base += VALUE[known[r, i]]
-        _sum_cdf(base, max(0, hand_sizes[b, r] - n_known[r]), weighted, top, cdf, dist)
+        _sum_cdf(_known_total(known, r, n_known[r]), max(0, hand_sizes[b, r] - n_known[r]), weighted, top, cdf, dist)
         start = np.int64(round(np.float64(obs[b, ir[R_SCORES] + r]) * ir[R_SCORE_LIMIT]))
         if start < 0 or start > ir[R_SCORE_LIMIT]:
             return np.nan
@@ -731,11 +737,8 @@ def _decide_range(
             act = PASS
             cr = caller[b]
             if cr >= 0 and total_hand <= cap:
-                kt = 0
-                for i in range(n_known[cr] if cr > 0 else 0):
-                    kt += VALUE[known[cr, i]]
-                unknown = hand_sizes[b, cr] - (n_known[cr] if cr > 0 else 0)
-                _sum_cdf(kt, max(0, unknown), weighted, cap, cdf, dist)
+                mk = n_known[cr] if cr > 0 else 0
+                _sum_cdf(_known_total(known, cr, mk), max(0, hand_sizes[b, cr] - mk), weighted, cap, cdf, dist)
                 z = cdf[cap]
                 if z <= 0:
                     act = ASAF
@@ -767,9 +770,7 @@ def _decide_range(
         for r in range(1, n):
             if not alive[b, r]:
                 continue
-            base = 0
-            for i in range(n_known[r]):
-                base += VALUE[known[r, i]]
+            base = _known_total(known, r, n_known[r])
             unknown = hand_sizes[b, r] - n_known[r]
             if unknown < 0:
                 unknown = 0
