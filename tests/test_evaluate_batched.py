@@ -78,6 +78,26 @@ def test_trained_model_plays_the_same_games_batched():
     _same_games([str(SHIPPED), "heuristic"], rules="standard", num_players=2, games=4, seed=1)
 
 
+@pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped model")
+def test_games_in_this_process_use_one_torch_thread_and_restore_the_callers(monkeypatch):
+    torch = pytest.importorskip("torch")
+    seen = []
+    play_jobs = batched_runner.BatchedRunner.play_jobs
+
+    def spy(self, *args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return play_jobs(self, *args, **kwargs)
+
+    monkeypatch.setattr(batched_runner.BatchedRunner, "play_jobs", spy)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        evaluate([str(SHIPPED), "heuristic"], engine="batched", games=2, seed=1, workers=1)
+        assert seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_auto_picks_the_engine_that_can_play(tmp_path):
     # search has no batched version, replays are recorded by the scalar engine: both still play
     res = evaluate(["search", "random"], rules="standard", games=2, seed=0, engine="auto")

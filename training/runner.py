@@ -54,8 +54,9 @@ import multiprocessing
 import pickle
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -351,6 +352,22 @@ def _run_chunk(common: tuple, jobs: list[tuple]) -> list[GameRecord]:
     return records
 
 
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """One torch thread while games are played in this process (a trained entrant's forward
+    passes are a few rows each: a second thread made them twenty times slower with the
+    other core busy), the caller's setting restored afterwards."""
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else 1
+    if before != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if before != 1:
+            torch.set_num_threads(before)
+
+
 def _one_torch_thread() -> None:
     """Once a trained entrant has loaded torch: one thread per worker process, or the
     workers oversubscribe the cores."""
@@ -372,7 +389,8 @@ def run_jobs(
     try:
         if workers <= 1 and executor is None:
             runner = make_runner(specs, labels, rules, n, episode, engine_name)
-            return runner.play_jobs(jobs, record_until, bar.update if bar is not None else None)
+            with one_torch_thread():
+                return runner.play_jobs(jobs, record_until, bar.update if bar is not None else None)
         # a batched runner fills its batch from a chunk: fewer, larger chunks
         per_worker = 2 if engine_name == "batched" else 8
         size = max(1, math.ceil(len(jobs) / (workers * per_worker)))
