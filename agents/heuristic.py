@@ -67,10 +67,15 @@ DEFAULTS = {
 }
 
 
+def widest_hand_total(rules: Rules) -> int:
+    """The largest total a hand of ``hand_size + 1`` cards can hold (every card a 10)."""
+    return 10 * (rules.hand_size + 1)
+
+
 def end_cost_size(rules: Rules) -> int:
     """Entries of :meth:`HeuristicPolicy.end_costs`: every total a hand of ``hand_size + 1``
     cards can hold, plus the penalty."""
-    return 10 * (rules.hand_size + 1) + rules.penalty + 1
+    return widest_hand_total(rules) + rules.penalty + 1
 
 
 def _sum_cdf(base: int, unknown: int, hist: list[float], cap: int) -> list[float]:
@@ -223,11 +228,15 @@ class HeuristicPolicy:
             costs = [float(x) for x in range(top)]
             if w:
                 for x in range(1, top):
-                    new = after_milestone(rules, start + x)
-                    out = past_limit(rules, new)
-                    costs[x] = (1.0 - w) * x + w * (new - start + (self.limit_cost if out else 0.0))
+                    costs[x] = (1.0 - w) * x + w * self.total_change(rules, start, x)
             self._end[key] = costs
         return costs
+
+    def total_change(self, rules: Rules, start: int, x: int) -> float:
+        """The change of a total ``start`` that takes ``x`` points at the end of a round,
+        once the milestone applies, plus ``limit_cost`` when the new total is past the limit."""
+        new = after_milestone(rules, start + x)
+        return new - start + (self.limit_cost if past_limit(rules, new) else 0.0)
 
     def estimate(self, info: Info) -> Estimate:
         ctx = info.ctx
@@ -439,7 +448,7 @@ class HeuristicPolicy:
         ctx = info.ctx
         rules = ctx.rules
         weighted = est.weighted
-        top = 10 * (rules.hand_size + 1)
+        top = widest_hand_total(rules)
         acc = 0.0
         for r in range(1, ctx.n):
             if not info.alive[r]:
@@ -453,8 +462,7 @@ class HeuristicPolicy:
                 p = cdf[x] - prev
                 prev = cdf[x]
                 if p:
-                    new = after_milestone(rules, start + x)
-                    acc += p * (new - start + (self.limit_cost if past_limit(rules, new) else 0.0))
+                    acc += p * self.total_change(rules, start, x)
         return acc
 
     def decide(self, info: Info) -> int:

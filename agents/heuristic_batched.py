@@ -306,6 +306,19 @@ def _cost(total, after, beat, end, pe, ir):
 
 
 @numba.njit(cache=True, inline="always")
+def _widest_hand_total(ir):
+    """heuristic.widest_hand_total: the largest total of ``hand_size + 1`` cards."""
+    return 10 * (ir[R_HAND_SIZE] + 1)
+
+
+@numba.njit(cache=True, inline="always")
+def _total_change(milestones, start, x, lc):
+    """HeuristicPolicy.total_change: the change of a total ``start`` that takes ``x`` points,
+    after the milestone, plus ``lc`` (limit_cost) past the limit."""
+    return milestones[start + x, 0] - start + (lc if milestones[start + x, 1] else 0.0)
+
+
+@numba.njit(cache=True, inline="always")
 def _end_costs(start, w, ir, milestones, end):
     """HeuristicPolicy.end_costs of a seat whose total is ``start`` (``end``: the table,
     ``ir[R_END_SIZE]`` entries); False when ``start`` is outside the milestone table."""
@@ -320,8 +333,7 @@ def _end_costs(start, w, ir, milestones, end):
     lc = w[W_LIMIT]
     end[0] = 0.0
     for x in range(1, size):
-        new = milestones[start + x, 0]
-        end[x] = (1.0 - score) * x + score * (new - start + (lc if milestones[start + x, 1] else 0.0))
+        end[x] = (1.0 - score) * x + score * _total_change(milestones, start, x, lc)
     return True
 
 
@@ -573,8 +585,8 @@ def _known_total(known, r, m):
 @numba.njit(cache=True)
 def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir, milestones, cdf, dist):
     """HeuristicPolicy.opponents_end_cost of row ``b`` (NaN when a total is outside the
-    milestone table); ``cdf`` and ``dist``: scratch of ``10 * (hand_size + 1) + 1`` totals."""
-    top = 10 * (ir[R_HAND_SIZE] + 1)
+    milestone table); ``cdf`` and ``dist``: scratch of ``_widest_hand_total(ir) + 1`` totals."""
+    top = _widest_hand_total(ir)
     lc = w[W_LIMIT]
     acc = 0.0
     for r in range(1, n):
@@ -589,7 +601,7 @@ def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, 
             p = cdf[x] - prev
             prev = cdf[x]
             if p:
-                acc += p * (milestones[start + x, 0] - start + (lc if milestones[start + x, 1] else 0.0))
+                acc += p * _total_change(milestones, start, x, lc)
     return acc
 
 
@@ -619,7 +631,7 @@ def _less(c1, a1, d1, c2, a2, d2):
 def _scratch(n, ir, card_end, num_moves, num_actions):
     """The work arrays of :func:`_decide_range` (one set per thread)."""
     cap = ir[R_CALL_MAX]
-    wide = max(cap, 10 * (ir[R_HAND_SIZE] + 1))  # the cdfs of whole hands (_opponents_end_cost)
+    wide = max(cap, _widest_hand_total(ir))  # the cdfs of whole hands (_opponents_end_cost)
     ints = (
         np.empty(MAX_HAND, np.int64),  # hand
         np.empty(MAX_HAND, np.int64),  # rest
