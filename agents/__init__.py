@@ -116,6 +116,7 @@ for _name, _factory in {
     "score_heuristic": "agents.heuristic:ScoreHeuristicAgent",
     "search": "agents.search:SearchAgent",
     "search_fast": "agents.search_fast:FastSearchAgent",
+    "round_search": "agents.search_fast:RoundSearchAgent",
     "ppo": _shipped_agent,
     "pis_random": "agents.pis_yedili:PisRandomAgent",
     "pis_heuristic": "agents.pis_yedili:PisHeuristicAgent",

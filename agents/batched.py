@@ -366,20 +366,21 @@ class BatchedTrained:
     def __init__(self, agent):
         self.agent = agent
         self.name = agent.name
-        self._advisor = batched(agent._advisor) if agent._advisor is not None else None
+        #: the advisor's batched version (``None``: not an advised model)
+        self.advisor = batched(agent._advisor) if agent._advisor is not None else None
 
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)
-        if self._advisor is not None:
-            self._advisor.reset(seed)
+        if self.advisor is not None:
+            self.advisor.reset(seed)
 
     def logits(self, observations, masks) -> np.ndarray:
         """Masked logits ``[B, A]`` (``-inf`` where illegal)."""
         obs, m = _as_batch(observations, masks)
         agent = self.agent
         agent._check(obs, m)
-        if self._advisor is not None:
-            advice = np.maximum(self._advisor.act_batch(obs, m), 0).astype(np.float32)
+        if self.advisor is not None:
+            advice = np.maximum(self.advisor.act_batch(obs, m), 0).astype(np.float32)
             obs = np.concatenate([obs, advice[:, None]], axis=1)
         import torch
 

@@ -48,8 +48,9 @@ SEARCH_DEFAULTS = {
     "cost_window": 6.0,
     # rollout policy: the heuristic's fast "lite" variant or the "full" heuristic (slower)
     "rollout": "lite",
-    # what a rollout scores: "score", the change of the totals (after milestones), or
-    # "points", the round's points before milestones (blind to the game score)
+    # what a rollout scores: "score", the change of the totals (after milestones),
+    # "points", the round's points before milestones (blind to the game score), or
+    # "round", 1 for a round I win and 0 otherwise (for one-round play: game_weight=0)
     "value": "score",
     # weight of a game won (+) or lost (-) inside a rollout, in points
     "game_weight": 50.0,
@@ -63,6 +64,10 @@ SEARCH_DEFAULTS = {
     # standard errors of the paired difference (the search is noisy; its prior is good)
     "confidence": 1.0,
 }
+
+
+#: What a rollout can score (the ``value`` option).
+ROLLOUT_VALUES = ("score", "points", "round")
 
 
 class SearchAgent(AgentBase):
@@ -138,8 +143,8 @@ class SearchAgent(AgentBase):
         self.candidates = int(o["candidates"])
         self.cost_window = float(o["cost_window"])
         self.game_weight = float(o["game_weight"])
-        if o["value"] not in ("score", "points"):
-            raise ValueError(f"value must be 'score' or 'points', got {o['value']!r}")
+        if o["value"] not in ROLLOUT_VALUES:
+            raise ValueError(f"value must be one of {', '.join(map(repr, ROLLOUT_VALUES))}, got {o['value']!r}")
         self.value = o["value"]
         self.heuristic = HeuristicPolicy(**h_opts)
         if o["rollout"] not in ("lite", "full"):
@@ -367,14 +372,13 @@ class SearchAgent(AgentBase):
     def _value(self, s: engine.State, scores0, alive0) -> float:
         n = s.num_players
         opps = [p for p in range(1, n) if alive0[p]]
-        if self.value == "points":
+        if self.value == "round":
+            v = float(s.round_result is not None and 0 in s.round_result.winners)
+        elif self.value == "points":
             pts = s.round_result.points if s.round_result is not None else [0] * n
-            mine = pts[0]
-            theirs = sum(pts[p] for p in opps) / max(1, len(opps))
+            v = sum(pts[p] for p in opps) / max(1, len(opps)) - pts[0]
         else:
-            mine = s.scores[0] - scores0[0]
-            theirs = sum(s.scores[p] - scores0[p] for p in opps) / max(1, len(opps))
-        v = theirs - mine
+            v = sum(s.scores[p] - scores0[p] for p in opps) / max(1, len(opps)) - (s.scores[0] - scores0[0])
         if self.game_weight:
             if s.phase == engine.GAME_OVER:
                 place = engine.ranking(s)[0]

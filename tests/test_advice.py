@@ -326,3 +326,21 @@ def test_dagger_options_refused(tmp_path, option):
     argv = ["--pretrain", "greedy", *option, "--output-dir", str(tmp_path), "--no-progress"]
     with pytest.raises(T.ConfigError, match="--dagger"):
         T.train(*T.parse_args(argv))
+
+
+def test_a_model_advised_by_the_search_trains_loads_and_plays_on_the_scalar_engine(tmp_path):
+    """The search keeps a memory per row of its batch, so a model it advises is not played
+    on the batched engine (whose rows change hands between calls): evaluations fall back to
+    the scalar engine, and the games are the model's own, advisor included."""
+    from training import batched_runner
+    from training.evaluate import evaluate
+
+    argv = [a if a != "heuristic" else "round_search" for a in TINY]
+    argv += ["--rules", "seven", "--episode", "round", "--reward", "round_win", "--eval-every", "0"]
+    assert T.main([*argv, "--output-dir", str(tmp_path), "--run-name", "round", "--seed", "3"]) == 0
+    path = tmp_path / "round" / "model.safetensors"
+    bot = agents.load(path)
+    assert bot.metadata["advice"] == "round_search"
+    assert "has no batched version" in batched_runner.batched_problem([str(path), "heuristic"], ["m", "h"], bot.rules)
+    result = evaluate([str(path), "heuristic"], rules="seven", games=4, seed=2, episode="round")
+    assert len(result.records) == 4

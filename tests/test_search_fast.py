@@ -10,15 +10,26 @@ pytest.importorskip("numba")
 
 import agents  # noqa: E402
 from agents.batched import batched  # noqa: E402
+from agents.search_fast import FastSearchAgent  # noqa: E402
 from yaniv_env import raw_env  # noqa: E402
 
 
-@pytest.mark.parametrize(("preset", "players"), [("standard", 2), ("standard", 3), ("french", 2), ("seven", 4)])
-def test_search_fast_decides_as_search_with_full_rollouts(preset, players):
+@pytest.mark.parametrize(
+    ("preset", "players", "options"),
+    [
+        ("standard", 2, {}),
+        ("standard", 3, {}),
+        ("french", 2, {}),
+        ("seven", 4, {}),
+        ("seven", 2, {"value": "round", "game_weight": 0.0}),
+        ("standard", 3, {"value": "points"}),
+    ],
+)
+def test_search_fast_decides_as_search_with_full_rollouts(preset, players, options):
     env = raw_env(rules=preset, num_players=players)
     env.reset(seed=5)
-    reference = agents.make("search", seed=9, rules=env.rules, rollout="full")
-    fast = agents.make("search_fast", seed=9, rules=env.rules)
+    reference = agents.make("search", seed=9, rules=env.rules, rollout="full", **options)
+    fast = agents.make("search_fast", seed=9, rules=env.rules, **options)
     others = [agents.make("heuristic", seed=p, rules=env.rules) for p in range(players)]
     decisions = 0
     for name in env.agent_iter():
@@ -56,3 +67,32 @@ def test_search_fast_keeps_one_memory_per_row_and_is_its_own_batch():
     assert len(fast._memories) == 2
     with pytest.raises(TypeError, match="rollout"):
         agents.make("search_fast", rollout="lite")
+
+
+def test_round_value_scores_a_round_won_as_one_and_anything_else_as_zero():
+    from agents.common import context
+    from agents.heuristic import HeuristicPolicy
+    from agents.search import info_from_state
+    from yaniv_env import PRESETS, engine
+
+    search = agents.make("search", seed=0, value="round", game_weight=0.0)
+    ctx, policy = context(PRESETS["standard"]), HeuristicPolicy()
+    won = lost = 0
+    for seed in range(12):
+        s = engine.new_game(ctx.rules, seed=seed)
+        scores0, alive0 = list(s.scores), list(s.alive)
+        while s.phase not in (engine.ROUND_OVER, engine.GAME_OVER):
+            engine.apply(s, policy.decide(info_from_state(ctx, s, s.current)))
+        value = search._value(s, scores0, alive0)
+        assert value == (1.0 if 0 in s.round_result.winners else 0.0)
+        won, lost = won + (value == 1.0), lost + (value == 0.0)
+    assert won and lost
+
+
+def test_round_search_is_search_fast_playing_for_the_round():
+    bot = agents.make("round_search", seed=0, rules="seven")
+    assert isinstance(bot, FastSearchAgent) and bot.name == "round_search"
+    assert (bot.value, bot.game_weight, bot.simulations, bot.confidence) == ("round", 0.0, 80, 0.5)
+    assert agents.make("round_search", seed=0, simulations=10).simulations == 10
+    with pytest.raises(ValueError, match="'score', 'points', 'round'"):
+        agents.make("round_search", value="rounds")

@@ -82,8 +82,10 @@ def _batched_entrant(spec, rules: Rules):
     agent = batched(build_agent(spec, 0, rules))
     if isinstance(agent, _EXACT):
         return agent
+    # an advisor with a memory per row (the search) must see the same game in the same row
     if isinstance(agent, BatchedTrained) and agent.agent.deterministic:
-        return agent
+        if agent.advisor is None or isinstance(agent.advisor, _EXACT):
+            return agent
     return None
 
 
