@@ -83,9 +83,9 @@ def _batched_entrant(spec, rules: Rules):
     if isinstance(agent, _EXACT):
         return agent
     # an advisor with a memory per row (the search) must see the same game in the same row
-    if isinstance(agent, BatchedTrained) and agent.agent.deterministic:
-        if agent.advisor is None or isinstance(agent.advisor, _EXACT):
-            return agent
+    exact_advisor = isinstance(agent, BatchedTrained) and (agent.advisor is None or isinstance(agent.advisor, _EXACT))
+    if exact_advisor and agent.agent.deterministic:
+        return agent
     return None
 
 
