@@ -113,6 +113,8 @@ class FastSearchAgent(SearchAgent):
     """
 
     name = "search_fast"
+    #: options a subclass plays with unless given
+    default_options: dict = {}
 
     def __init__(
         self,
@@ -124,7 +126,7 @@ class FastSearchAgent(SearchAgent):
     ):
         if "rollout" in options:
             raise TypeError("search_fast rolls out with the compiled full heuristic: it takes no 'rollout' option")
-        super().__init__(seed, rules, num_players, strict, rollout="full", **options)
+        super().__init__(seed, rules, num_players, strict, rollout="full", **{**self.default_options, **options})
         self._memories: list[tuple] = []
         #: the last :meth:`act_batch`'s searched rows: ``row -> (actions, values)``, each
         #: first action of the candidate plans with the mean rollout value (in points) of
@@ -330,13 +332,3 @@ class RoundSearchAgent(FastSearchAgent):
         "max_rollouts": 400,
         "confidence": 0.5,
     }
-
-    def __init__(
-        self,
-        seed: int | None = None,
-        rules="standard",
-        num_players: int | None = None,
-        strict: bool | None = None,
-        **options,
-    ):
-        super().__init__(seed, rules, num_players, strict, **{**self.default_options, **options})
