@@ -377,3 +377,22 @@ def test_the_main_job_beats_the_heuristic(tmp_path):
     (learner,) = [e for e in result["entrants"] if e["label"] == "trained"]
     rate = learner["metrics"]["game_win_rate"]
     assert result["games"] == 300 and rate["value"] > 0.55 and rate["low"] > 0.5, rate
+
+
+@pytest.mark.slow
+def test_the_one_round_recipe_wins_the_rounds_on_seven(tmp_path):
+    """The README's one-round recipe (section "One round at a time"): 2-player ``seven``,
+    round episodes and the round-win reward, advised by ``round_search`` and warm-started
+    by imitating it, 25 minutes; its final evaluation (2,000 duplicate single rounds against
+    the heuristic) wins at least 0.60 of them. About 28 minutes."""
+    argv = ["--rules", "seven", "--episode", "round", "--reward", "round_win", "--shaping", "0"]
+    argv += ["--advice", "round_search", "--pretrain", "round_search", "--pretrain-samples", "20000"]
+    argv += ["--opponents", "heuristic:1", "--minutes", "25", "--seed", "5", "--no-progress"]
+    argv += ["--eval-opponents", "heuristic", "--eval-every", "100000", "--eval-games", "400"]
+    argv += ["--eval-episode", "round"]
+    argv += ["--final-eval-episode", "round", "--final-eval-opponents", "heuristic", "--final-eval-games", "2000"]
+    assert T.main([*argv, "--output-dir", str(tmp_path), "--run-name", "round"]) == 0
+    result = json.loads((tmp_path / "round" / "final_eval.json").read_text())["heuristic"]
+    (learner,) = [e for e in result["entrants"] if e["label"] == "trained"]
+    rate = learner["metrics"]["game_win_rate"]
+    assert result["games"] == 2000 and rate["value"] >= 0.60, rate
