@@ -367,7 +367,7 @@ class BatchedTrained:
         self.agent = agent
         self.name = agent.name
         #: the advisor's batched version (``None``: not an advised model)
-        self.advisor = batched(agent._advisor) if agent._advisor is not None else None
+        self.advisor = batched(agent.advisor) if agent.advisor is not None else None
 
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)

@@ -95,12 +95,13 @@ class TrainedAgent:
         self._rules_slice = layout.pieces["rules"].slice
         self._rules_vec = self.game.rules_vector(rules)
         self._num_actions = int(metadata["actions"]["size"])
-        self._advisor = make_advisor(metadata["advice"], rules, seed) if metadata.get("advice") else None
+        #: the agent whose move an advised model reads (``None``: not an advised model)
+        self.advisor = make_advisor(metadata["advice"], rules, seed) if metadata.get("advice") else None
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
-        if self._advisor is not None:
-            self._advisor.reset(seed)
+        if self.advisor is not None:
+            self.advisor.reset(seed)
 
     @property
     def timesteps(self) -> int:
@@ -129,8 +130,8 @@ class TrainedAgent:
         observation = np.asarray(observation, dtype=np.float32)
         action_mask = np.asarray(action_mask)
         self._check(observation, action_mask)
-        if self._advisor is not None:
-            observation = advised(self._advisor, observation, action_mask)
+        if self.advisor is not None:
+            observation = advised(self.advisor, observation, action_mask)
         with self._torch.no_grad():
             x = self._torch.as_tensor(observation.reshape(1, -1))
             logits = actor_logits(self.policy, x)[0].numpy().astype(np.float64)
