@@ -33,14 +33,14 @@ from .base import Policy, RandomAgent
 
 #: The trained agents shipped with the package, by (preset, players): play files
 #: (``agents.play_format``) in ``agents/models/``. ``agents.make("ppo", rules=...,
-#: num_players=...)`` loads the one for those rules. How each was trained: README, section
-#: Training.
+#: num_players=...)`` loads the one for those rules. Each is a MaskablePPO policy advised
+#: by ``score_heuristic``; how each was trained: README, section Training.
 SHIPPED_MODELS: dict[tuple[str, int], str] = {
-    ("standard", 2): "ppo_standard_2p.safetensors",  # MaskablePPO advised by the heuristic
-    ("standard", 3): "ppo_standard_3p.safetensors",  # advised by the score-aware heuristic
-    ("standard", 4): "ppo_standard_4p.safetensors",  # advised by the score-aware heuristic
-    ("seven", 2): "ppo_seven_2p.safetensors",  # advised by the score-aware heuristic
-    ("french", 2): "ppo_french_2p.safetensors",  # advised by the score-aware heuristic
+    ("standard", 2): "ppo_standard_2p.safetensors",
+    ("standard", 3): "ppo_standard_3p.safetensors",
+    ("standard", 4): "ppo_standard_4p.safetensors",
+    ("seven", 2): "ppo_seven_2p.safetensors",
+    ("french", 2): "ppo_french_2p.safetensors",
 }
 
 #: The default shipped agent (``standard``, 2 players): ``agents.make("ppo")``.
