@@ -359,8 +359,7 @@ def one_torch_thread() -> Iterator[None]:
     other core busy), the caller's setting restored afterwards."""
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch is not None else 1
-    if before != 1:
-        torch.set_num_threads(1)
+    _one_torch_thread()
     try:
         yield
     finally:
