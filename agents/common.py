@@ -9,9 +9,10 @@ heuristic and search agents.
 
 Player count. The observation layout depends on the number of players (one ``known``
 block per opponent and one entry per seat in the per-player pieces): its length is
-``58·n + 294``. Agents take ``rules`` (a preset name or a :class:`yaniv_env.Rules`) and an
-optional ``num_players``; when ``num_players`` is ``None`` the count is inferred from the
-length of each observation, so one agent object can play any table size of its rule set.
+``58·n + 294`` (one more under a fixed round count: ``rounds_left``). Agents take
+``rules`` (a preset name or a :class:`yaniv_env.Rules`) and an optional ``num_players``;
+when ``num_players`` is ``None`` the count is inferred from the length of each
+observation, so one agent object can play any table size of its rule set.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ PHASES = ("discard", "draw", "slam", "asaf", "blast")
 DISCARD_PHASE, DRAW_PHASE, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE = range(5)
 
 
-#: The player count of an observation vector of length ``size`` (``58·n + 294``).
+#: The player count of an observation vector of length ``size`` (``58·n + 294``, or 295).
 num_players_from_obs = ObservationLayout.players_from_size
 
 

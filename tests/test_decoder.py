@@ -91,9 +91,39 @@ def test_decoded_fields_mean_what_they_say():
     for size, count in ((layout.size, 3), (ObservationLayout(get_rules("standard", 5)).size, 5)):
         assert ObservationLayout.players_from_size(size) == count
     with pytest.raises(ValueError, match="matches no player count"):
-        ObservationLayout.players_from_size(layout.size + 1)
+        ObservationLayout.players_from_size(layout.size + 2)
     with pytest.raises(ValueError, match="does not match"):
         layout.decode(np.zeros(layout.size - 1, dtype=np.float32))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_rounds_left_counts_down_under_a_fixed_round_count(n):
+    """``two_deck`` ends after five rounds per player: the observation says how many are
+    left (this one included), in every seat's vector; rules without a fixed count have no
+    such piece and a one-longer vector reads as the same player count."""
+    rules = get_rules("two_deck", n)
+    layout = ObservationLayout(rules)
+    plain = ObservationLayout(get_rules("standard", n))
+    assert "rounds_left" not in plain.pieces and layout.size == plain.size + 1
+    assert layout.pieces["rounds_left"].start == plain.size  # the other offsets stay put
+    assert ObservationLayout.players_from_size(layout.size) == n
+    rng = np.random.default_rng(3)
+    s = engine.new_game(rules, seed=3)
+    seen = []
+    while s.phase != engine.GAME_OVER:
+        if s.phase == engine.ROUND_OVER:
+            engine.start_next_round(s)
+            continue
+        for seat in range(n):
+            obs = layout.build(s, seat)
+            assert obs[layout.pieces["rounds_left"].start] == np.float32((5 * n - s.round_index) / (5 * n))
+            assert layout.decode(obs).rounds_left == 5 * n - s.round_index
+        if not seen or seen[-1] != s.round_index:
+            seen.append(s.round_index)
+        legal = engine.legal_actions(s)
+        engine.apply(s, legal[int(rng.integers(len(legal)))])
+    assert seen == list(range(len(seen))) and len(seen) <= 5 * n
+    assert plain.decode(plain.build(engine.new_game(plain.rules, seed=3), 0)).rounds_left is None
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])

@@ -315,6 +315,11 @@ def reference_observation(layout, s, seat: int) -> np.ndarray:
     if seat == s.current and s.phase < engine.NUM_DECISION_PHASES:
         obs[P["phase"].start + s.phase] = 1
     obs[P["rules"].slice] = rules_vector(rules)
+    if rules.rounds_per_player is not None:
+        rounds = rules.rounds_per_player * n
+        obs[P["rounds_left"].start] = (rounds - s.round_index) / rounds
+    else:
+        assert "rounds_left" not in P
     return obs
 
 

@@ -156,8 +156,9 @@ def test_bad_score_features_are_refused(tmp_path):
             check_description({**description, "score_features": bad})
     with pytest.raises(ValueError, match="score_features"):
         check_description({**description, "policy": "MlpPolicy", "score_features": True})
+    # 58·n + 294 (+1 under a fixed round count) and the advice column: 2 more match nothing
     with pytest.raises(ValueError, match="matches no player count"):
-        check_description({**description, "observation_size": description["observation_size"] + 1})
+        check_description({**description, "observation_size": description["observation_size"] + 2})
     # the parameter bound counts the appended features: a width that fits without them, not with them
     wide = {**description, "net_arch": {"pi": [23_318], "vf": [23_318]}}
     check_description({**wide, "score_features": False})

@@ -36,6 +36,10 @@ phase              5           one-hot: the decision the observer is asked to ma
                                seat was offered a slam-down or a Blast
 rules              22          the rule values that differ between presets (see
                                :func:`rules_vector`), so one network can see the rules
+rounds_left        1 or 0      rounds still to play, this one included, / the game's
+                               rounds (1 in the first round): only under rules that
+                               end the game after a fixed number of rounds
+                               (``rounds_per_player``, 004), absent otherwise
 =================  ==========  =========================================================
 
 Nothing hidden from the observer enters its observation: opponents' cards appear only
@@ -46,7 +50,7 @@ The layout builds the vector (:meth:`ObservationLayout.build`) and reads it back
 fields: cards as kinds, scores in points, relative seats); :meth:`ObservationLayout.view`
 makes the same view directly from a state (for search), and
 :meth:`ObservationLayout.players_from_size` the player count from a vector's length
-(``58·n + 294``).
+(``58·n + 294``, one more with a fixed number of rounds).
 """
 
 from __future__ import annotations
@@ -70,7 +74,8 @@ def rules_vector(rules: Rules) -> np.ndarray:
 
     Its 22 entries are fixed (the shipped model reads them), so it does not show:
     ``hand_size``, ``run_min``, ``max_players``, ``two_decks_from`` (only the deck count in
-    use), ``limit_inclusive``, ``rounds_per_player``, ``milestone_every``,
+    use), ``limit_inclusive``, ``rounds_per_player`` (the observation's ``rounds_left``
+    piece shows the rounds left instead), ``milestone_every``,
     ``milestone_subtract``, ``milestone_table``'s values, ``milestone_max``,
     ``stock_exhaustion``, ``turn_limit``, ``round_limit``, and the options no preset
     differs in: ``slam_joker_on_joker``, ``private_windows``, ``set_jokers``,
@@ -134,6 +139,15 @@ class ObservationView:
     """Who called Yaniv (Asaf phase), else ``None``."""
     stock_size: int
     round_turns: int
+    rounds_left: int | None
+    """Rounds still to play, this one included, under rules with a fixed number of rounds
+    (``rounds_per_player``); ``None`` otherwise."""
+
+
+def total_rounds(rules: Rules) -> int | None:
+    """The rounds a game lasts at most under ``rules``' fixed round count
+    (``rounds_per_player`` × players), or ``None`` when the rules fix none."""
+    return None if rules.rounds_per_player is None else rules.rounds_per_player * rules.num_players
 
 
 def card_values(rules: Rules) -> np.ndarray:
@@ -168,6 +182,9 @@ class ObservationLayout(PieceLayout):
             ("phase", NUM_DECISION_PHASES, 1.0),
             ("rules", RULES_VECTOR_SIZE, max(1.0, float(rules_vector(rules).max()))),
         ]
+        self._total_rounds = total_rounds(rules)
+        if self._total_rounds is not None:  # last, so that the other offsets stay put
+            sizes.append(("rounds_left", 1, 1.0))
         super().__init__(sizes)
         # The card pieces are contiguous, the scalar pieces follow them.
         self._cards_end = self.pieces["out_of_play"].start + K
@@ -202,6 +219,7 @@ class ObservationLayout(PieceLayout):
         self._inv_limit = 1.0 / rules.score_limit
         self._inv_deck = 1.0 / rules.deck_size
         self._inv_turns = 1.0 / rules.turn_limit
+        self._rounds_at = self.pieces["rounds_left"].start if self._total_rounds is not None else None
 
     def build(self, s: State, seat: int) -> np.ndarray:
         """The observation of ``seat`` in state ``s``."""
@@ -233,17 +251,20 @@ class ObservationLayout(PieceLayout):
         values += (len(s.stock) * self._inv_deck, s.round_turns * self._inv_turns)
         values += self._phase_hot[phase if deciding else NUM_DECISION_PHASES]
         obs[self._scalars_start : self._scalars_end] = values
+        if self._rounds_at is not None:
+            obs[self._rounds_at] = (self._total_rounds - s.round_index) / self._total_rounds
         return obs
 
     @staticmethod
     def players_from_size(size: int) -> int:
-        """The player count of an observation vector of length ``size`` (``58·n + 294``)."""
+        """The player count of an observation vector of length ``size`` (``58·n + 294``, or
+        ``58·n + 295`` with the ``rounds_left`` piece)."""
         # the five card pieces, out_of_play and (n - 1) known blocks; five per-player
-        # pieces; stock, round_progress, phase and rules
+        # pieces; stock, round_progress, phase and rules (and rounds_left)
         fixed = 5 * NUM_KINDS + 2 + NUM_DECISION_PHASES + RULES_VECTOR_SIZE
         n, rem = divmod(size - fixed, NUM_KINDS + 5)
-        if rem or n < 2:
-            raise ValueError(f"an observation of length {size} matches no player count (58·n + 294)")
+        if rem > 1 or n < 2:
+            raise ValueError(f"an observation of length {size} matches no player count (58·n + 294 or 295)")
         return n
 
     def decode(self, obs: np.ndarray, view: type[ObservationView] = ObservationView, **extra) -> ObservationView:
@@ -264,6 +285,7 @@ class ObservationLayout(PieceLayout):
             return obs[p[name].slice]
 
         drawn = cards(rows["drawn"])
+        at, total = self._rounds_at, self._total_rounds
         phase = piece("phase")
         caller = piece("caller")
         return view(
@@ -282,6 +304,7 @@ class ObservationLayout(PieceLayout):
             caller=int(np.argmax(caller)) if caller.max() > 0.5 else None,
             stock_size=int(round(float(piece("stock")[0]) * rules.deck_size)),
             round_turns=int(round(float(piece("round_progress")[0]) * rules.turn_limit)),
+            rounds_left=None if at is None else int(round(float(obs[at]) * total)),
             **extra,
         )
 
@@ -309,6 +332,7 @@ class ObservationLayout(PieceLayout):
             caller=(caller - seat) % n if caller is not None and phase == ASAF_PHASE else None,
             stock_size=len(s.stock),
             round_turns=s.round_turns,
+            rounds_left=None if self._total_rounds is None else self._total_rounds - s.round_index,
             **extra,
         )
 

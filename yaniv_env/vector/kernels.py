@@ -1038,6 +1038,9 @@ def observe(st, tb, b, seat, out):
     out[o[13]] = g[b, G_ROUND_TURNS] * scale[3]
     if deciding and phase < ROUND_OVER:
         out[o[14] + phase] = 1.0
+    if o[15] >= 0:
+        rounds = tb.rules[R_ROUNDS_PER_PLAYER] * n
+        out[o[15]] = np.float32((rounds - g[b, G_ROUND_INDEX]) / rounds)
 
 
 @njit(cache=True)

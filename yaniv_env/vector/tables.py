@@ -95,6 +95,7 @@ OBS_PIECES = (
     "stock",
     "round_progress",
     "phase",
+    "rounds_left",
 )
 
 
@@ -115,7 +116,7 @@ class Tables(NamedTuple):
     set_start: np.ndarray  # int64 [13 * codes + 1]
     set_ids: np.ndarray  # int64
     run_id: np.ndarray  # int64 [4, 13, run_max + 1, 2**run_max, 2]
-    obs_offsets: np.ndarray  # int64 [len(OBS_PIECES)]
+    obs_offsets: np.ndarray  # int64 [len(OBS_PIECES)] (-1: a piece these rules do not have)
     obs_template: np.ndarray  # float32 [S] (the rules piece filled)
     obs_scale: np.ndarray  # float64 [4]: 1/hand_size, 1/score_limit, 1/deck_size, 1/turn_limit
 
@@ -242,7 +243,9 @@ def tables(rules: Rules) -> Tables:
         set_start=set_start,
         set_ids=set_ids,
         run_id=run_ids(rules),
-        obs_offsets=np.array([layout.pieces[name].start for name in OBS_PIECES], dtype=np.int64),
+        obs_offsets=np.array(
+            [layout.pieces[name].start if name in layout.pieces else -1 for name in OBS_PIECES], dtype=np.int64
+        ),
         obs_template=layout._template.copy(),
         obs_scale=np.array(
             [1.0 / rules.hand_size, 1.0 / rules.score_limit, 1.0 / rules.deck_size, 1.0 / rules.turn_limit]
