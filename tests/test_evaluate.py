@@ -384,6 +384,38 @@ def test_cli_league_and_errors(capsys):
     assert "a league needs at least two agents" in capsys.readouterr().err
 
 
+def test_agents_with_options_on_the_command_line(capsys):
+    """``NAME(key=value, ...)`` makes the agent with those options: the same games as the
+    same agent built in Python, in one process or two; bad texts are refused, naming the
+    problem, without running anything."""
+    from functools import partial
+
+    from training.runner import AgentWithOptions, split_agents
+
+    text = "heuristic(mu=4, call_margin=-4.0, strict=True),heuristic"
+    assert split_agents(text) == ["heuristic(mu=4, call_margin=-4.0, strict=True)", "heuristic"]
+    spec = AgentWithOptions.parse(split_agents(text)[0])
+    assert spec == AgentWithOptions("heuristic", (("mu", 4), ("call_margin", -4.0), ("strict", True)))
+    assert spec.label == "heuristic(mu=4, call_margin=-4.0, strict=True)"
+    assert spec(seed=0, rules=PRESETS["two_deck"]).policy.mu == 4.0
+    kw = dict(rules="two_deck", games=40, seed=3)
+    by_text = evaluate(split_agents(text), **kw)
+    by_python = evaluate([("t", partial(agents.make, "heuristic", mu=4, call_margin=-4.0)), "heuristic"], **kw)
+    two_workers = evaluate(text, workers=2, **kw)
+    rates = [r.stats[r.labels[0]].metrics["game_win_rate"].value for r in (by_text, by_python, two_workers)]
+    assert rates[0] == rates[1] == rates[2] and by_text.labels[0] == spec.label
+    assert main(["--agents", "heuristic(mu=3.5),random", "--games", "4", "--quiet"]) == 0
+    assert "heuristic(mu=3.5)" in capsys.readouterr().out
+    for bad, why in [
+        ("heuristic(mu=", "expected NAME(key=value, ...)"),
+        ("heuristic(4)", "expected NAME(key=value, ...)"),
+        ("heuristic(mu=__import__('os').getcwd())", "option values must be literals"),
+        ("heuristic(speed=9)", "unknown heuristic options: speed"),
+    ]:
+        assert main(["--agents", f"{bad},random", "--games", "2", "--quiet"]) == 2
+        assert why in capsys.readouterr().err
+
+
 def test_milestone_rate_counts_the_rounds_that_left_a_total_on_a_milestone():
     from training.runner import SEAT_COUNTERS, game_record
     from yaniv_env import engine

@@ -16,7 +16,9 @@ Library use:
 Command line: ``yaniv eval --agents heuristic,random [--game yaniv] [--rules standard]
 [--players 2] [--games 1000] [--seed 0] [--no-duplicate] [--workers 2] [--engine auto] [--episode game]
 [--json out.json] [--csv out.csv] [--plot out.png] [--league] [--rating 002]
-[--save-replays DIR] [--replays 3] [--quiet]``.
+[--save-replays DIR] [--replays 3] [--quiet]``. An agent with options is written as a call,
+``--agents "heuristic(mu=4, call_margin=-4),heuristic"`` (values are literals, read
+without running anything).
 
 Both games
 ----------
@@ -68,6 +70,7 @@ from training.runner import (
     parse_entrants,
     run_jobs,
     schedule,
+    split_agents,
 )
 from training.stats import (
     CONFIDENCE,
@@ -294,7 +297,12 @@ def main(argv: list[str] | None = None) -> int:
         description="Evaluate Yaniv (or Pis Yedili) agents against each other (duplicate deals, 95% confidence "
         "intervals).",
     )
-    p.add_argument("--agents", required=True, help="comma-separated agent names or model paths (.safetensors)")
+    p.add_argument(
+        "--agents",
+        required=True,
+        help="comma-separated agent names or model paths (.safetensors); NAME(key=value, ...) gives an agent "
+        "options, for example 'heuristic(mu=4, call_margin=-4),heuristic' (quote it for the shell)",
+    )
     p.add_argument("--game", default="yaniv", choices=sorted(GAMES), help="the game (default yaniv)")
     p.add_argument(
         "--rules", default="standard", help=f"rules preset of the game (default standard; Yaniv: {', '.join(PRESETS)})"
@@ -343,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         "yourself or trust (.safetensors play files never need it)",
     )
     args = p.parse_args(argv)
-    entrants = [a.strip() for a in args.agents.split(",") if a.strip()]
+    entrants = split_agents(args.agents)
     if args.trust:
         entrants = [(Path(e).stem, functools.partial(load_trusted, e)) if e.endswith(".zip") else e for e in entrants]
     common = dict(

@@ -48,6 +48,7 @@ ratings.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import math
 import multiprocessing
@@ -78,13 +79,76 @@ SEAT_COUNTERS = ("games", "wins", "rounds", "round_wins", "points", "calls", "ca
 # -- entrants ---------------------------------------------------------------------------------
 
 
+def split_agents(text: str) -> list[str]:
+    """A comma-separated agent list split at the commas outside parentheses:
+    ``"heuristic(mu=4, bias=0),random"`` → ``["heuristic(mu=4, bias=0)", "random"]``."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+@dataclass(frozen=True)
+class AgentWithOptions:
+    """A registered agent made with keyword options (``agents.make(name, **options)``),
+    from the text ``NAME(key=value, ...)`` (:meth:`parse`); picklable, so that worker
+    processes build it too."""
+
+    name: str
+    options: tuple[tuple[str, object], ...]
+
+    @classmethod
+    def parse(cls, text: str) -> AgentWithOptions:
+        """``NAME(key=value, ...)`` with literal values (numbers, 'strings', True, None),
+        read without running anything; ``ValueError`` saying what is wrong otherwise."""
+        try:
+            node = ast.parse(text.strip(), mode="eval").body
+        except SyntaxError:
+            node = None
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and not node.args
+            and all(k.arg for k in node.keywords)
+        ):
+            raise ValueError(f"agent {text!r}: expected NAME(key=value, ...), for example heuristic(mu=4, bias=0)")
+        try:
+            options = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords)
+        except ValueError:
+            raise ValueError(
+                f"agent {text!r}: option values must be literals (numbers, 'strings', True, False, None)"
+            ) from None
+        return cls(node.func.id, options)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.options)})"
+
+    def __call__(self, seed: int, rules: Rules):
+        import agents
+
+        try:
+            return agents.make(self.name, seed=seed, rules=rules, **dict(self.options))
+        except TypeError as e:  # an option the agent does not take
+            raise ValueError(f"agent {self.label!r}: {e}") from None
+
+
 def parse_entrants(entrants: Sequence[EntrantSpec]) -> tuple[list[str], list]:
-    """Labels and normalised specs (a name/path string, or a factory)."""
+    """Labels and normalised specs (a name/path string, or a factory). A string entrant
+    ``NAME(key=value, ...)`` is the agent made with those options
+    (:class:`AgentWithOptions`); a string of several is split at its top-level commas."""
     if isinstance(entrants, str):
-        entrants = [e for e in entrants.split(",") if e.strip()]
+        entrants = split_agents(entrants)
     labels, specs = [], []
     for e in entrants:
-        if isinstance(e, str):
+        if isinstance(e, str) and "(" in e:
+            spec = AgentWithOptions.parse(e)
+            label = spec.label
+        elif isinstance(e, str):
             spec = e.strip()
             label = Path(spec).stem if spec.endswith((".safetensors", ".zip")) else spec
         elif isinstance(e, (tuple, list)) and len(e) == 2 and isinstance(e[0], str):
