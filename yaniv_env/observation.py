@@ -347,7 +347,8 @@ class ObservationLayout(PieceLayout):
 class StateLayout:
     """The full-information state vector for centralised critics (absolute seats):
     every hand (n·K), the stock (K), the top set (K), the pending set (K), the pile (K),
-    then the observation scalars of seat 0 (hand sizes … rules)."""
+    then the observation scalars of seat 0 (hand sizes … rules, and ``rounds_left`` where
+    the rules have it)."""
 
     def __init__(self, rules: Rules):
         self.obs_layout = ObservationLayout(rules)
