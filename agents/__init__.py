@@ -34,13 +34,15 @@ from .base import Policy, RandomAgent
 #: The trained agents shipped with the package, by (preset, players): play files
 #: (``agents.play_format``) in ``agents/models/``. ``agents.make("ppo", rules=...,
 #: num_players=...)`` loads the one for those rules. Each is a MaskablePPO policy advised
-#: by ``score_heuristic``; how each was trained: README, section Training.
+#: by ``score_heuristic``, but ``two_deck``'s, advised by ``tuned_two_deck``; how each was
+#: trained: README, section Training.
 SHIPPED_MODELS: dict[tuple[str, int], str] = {
     ("standard", 2): "ppo_standard_2p.safetensors",
     ("standard", 3): "ppo_standard_3p.safetensors",
     ("standard", 4): "ppo_standard_4p.safetensors",
     ("seven", 2): "ppo_seven_2p.safetensors",
     ("french", 2): "ppo_french_2p.safetensors",
+    ("two_deck", 2): "ppo_two_deck_2p.safetensors",
 }
 
 #: The default shipped agent (``standard``, 2 players): ``agents.make("ppo")``.
@@ -114,6 +116,7 @@ for _name, _factory in {
     "greedy": "agents.greedy:GreedyAgent",
     "heuristic": "agents.heuristic:HeuristicAgent",
     "score_heuristic": "agents.heuristic:ScoreHeuristicAgent",
+    "tuned_two_deck": "agents.heuristic:TunedTwoDeckAgent",
     "search": "agents.search:SearchAgent",
     "search_fast": "agents.search_fast:FastSearchAgent",
     "round_search": "agents.search_fast:RoundSearchAgent",

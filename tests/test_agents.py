@@ -289,7 +289,7 @@ def test_shipped_agent_registry_picks_the_model_for_the_rules():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"rules": "two_deck"}, "no trained agent is shipped for 'two_deck' rules with 2 players"),
+        ({"rules": "two_deck", "num_players": 3}, "no trained agent is shipped for 'two_deck' rules with 3 players"),
         ({"num_players": 5}, "'standard' rules with 5 players"),
         ({"rules": "french", "num_players": 4}, "'french' rules with 4 players"),
         ({"rules": PRESETS["standard"].replace(call_max=7)}, "rules changed from the preset 'standard'"),

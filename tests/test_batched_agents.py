@@ -90,6 +90,22 @@ def test_heuristic_batched_takes_the_scalar_options(options):
         np.testing.assert_array_equal(batched(scalar).act_batch(obs, masks), expected)
 
 
+def test_tuned_two_deck_is_the_heuristic_with_its_weights_and_batches_exactly():
+    """``tuned_two_deck`` (the shipped two_deck agent's advisor): the heuristic with the
+    tuned weights (others given on top), and its batched version decides as it does."""
+    from agents.heuristic import TunedTwoDeckAgent
+
+    bot = agents.make("tuned_two_deck", seed=0, rules="two_deck")
+    assert isinstance(bot, TunedTwoDeckAgent)
+    assert {k: bot.policy.options[k] for k in TunedTwoDeckAgent.default_options} == TunedTwoDeckAgent.default_options
+    assert agents.make("tuned_two_deck", mu=2.0).policy.mu == 2.0
+    obs, masks = positions("two_deck", 2, games=2, seed=5)
+    expected = [bot.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    plain = agents.make("heuristic", seed=0, rules="two_deck")
+    assert expected != [plain.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    np.testing.assert_array_equal(batched("tuned_two_deck", rules="two_deck").act_batch(obs, masks), expected)
+
+
 def test_heuristic_phases_covered():
     """The equality positions include every decision phase (Asaf and blast come from french)."""
     from agents.common import PHASES

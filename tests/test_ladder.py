@@ -21,6 +21,7 @@ def test_entrants_seat_the_shipped_agent_only_where_one_is_shipped():
     assert ladder.entrants("standard", 2, search=False) == ["random", "greedy", "heuristic", "score_heuristic", "ppo"]
     assert ladder.entrants("standard", 2, search=True)[-2:] == ["search", "ppo"]
     assert "ppo" not in ladder.entrants("two_deck", 4, search=False)
+    assert ladder.entrants("two_deck", 2, search=False)[-1] == "ppo"
 
 
 def test_a_small_ladder_ranks_by_ordinal_and_writes_its_tables(tmp_path, capsys):

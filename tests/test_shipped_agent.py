@@ -82,21 +82,30 @@ def test_shipped_agent_plays_legal_moves():
 
 
 def test_shipped_agent_refuses_other_rules():
-    with pytest.raises(ValueError, match="two_deck"):
-        agents.make("ppo", rules="two_deck")
+    with pytest.raises(ValueError, match="'two_deck' rules with 3 players"):
+        agents.make("ppo", rules="two_deck", num_players=3)
     with pytest.raises(ValueError):
         agents.make("ppo", rules="standard", num_players=5)
 
 
-@pytest.mark.parametrize("preset, players", [("standard", 3), ("standard", 4), ("seven", 2), ("french", 2)])
-def test_shipped_agents_advised_by_the_score_heuristic_load_by_rules_and_play_legal_moves(preset, players):
-    """The 3- and 4-player agents and the seven and french ones: advised by the score-aware
-    heuristic, small play files, found by the registry for their rules and player count,
-    legal moves in whole rounds."""
+@pytest.mark.parametrize(
+    "preset, players, advice",
+    [
+        ("standard", 3, "score_heuristic"),
+        ("standard", 4, "score_heuristic"),
+        ("seven", 2, "score_heuristic"),
+        ("french", 2, "score_heuristic"),
+        ("two_deck", 2, "tuned_two_deck"),
+    ],
+)
+def test_shipped_agents_load_by_rules_and_play_legal_moves(preset, players, advice):
+    """The 3- and 4-player agents and the seven, french and two_deck ones: small play files
+    with their advisor, found by the registry for their rules and player count, legal moves
+    in whole rounds."""
     path = agents.shipped_model(preset, players)
     assert path.stat().st_size < 5_000_000
     meta, _ = read_play_file(path)
-    assert meta["num_players"] == players and meta["advice"] == "score_heuristic"
+    assert meta["num_players"] == players and meta["advice"] == advice
     bot = agents.make("ppo", rules=preset, num_players=players, seed=0)
     assert bot.rules == get_rules(preset, players)
     opponent = agents.make("heuristic", seed=1, rules=preset)
@@ -139,7 +148,8 @@ def test_shipped_agent_beats_search():
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "preset, players, bar", [("standard", 3, 1 / 3), ("standard", 4, 1 / 4), ("seven", 2, 0.5), ("french", 2, 0.5)]
+    "preset, players, bar",
+    [("standard", 3, 1 / 3), ("standard", 4, 1 / 4), ("seven", 2, 0.5), ("french", 2, 0.5), ("two_deck", 2, 0.5)],
 )
 def test_shipped_agents_beat_a_table_of_heuristics(preset, players, bar):
     """The README's measurements (600 duplicate games, seed 5001): the lower bound of the
