@@ -893,7 +893,7 @@ def _end_round(
         game_over = sum(s.alive) <= 1
     else:
         game_over = bool(passed)
-        if rules.rounds_per_player is not None and rounds_played >= rules.rounds_per_player * n:
+        if rules.total_rounds is not None and rounds_played >= rules.total_rounds:
             game_over = True
     if not game_over and rounds_played >= rules.round_limit:
         game_over = True

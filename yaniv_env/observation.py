@@ -144,12 +144,6 @@ class ObservationView:
     (``rounds_per_player``); ``None`` otherwise."""
 
 
-def total_rounds(rules: Rules) -> int | None:
-    """The rounds a game lasts at most under ``rules``' fixed round count
-    (``rounds_per_player`` × players), or ``None`` when the rules fix none."""
-    return None if rules.rounds_per_player is None else rules.rounds_per_player * rules.num_players
-
-
 def card_values(rules: Rules) -> np.ndarray:
     """Points of each card kind of the ``hand`` piece (float64): the Yaniv values, joker 0."""
     return np.asarray(YANIV_VALUE, dtype=np.float64)
@@ -182,7 +176,7 @@ class ObservationLayout(PieceLayout):
             ("phase", NUM_DECISION_PHASES, 1.0),
             ("rules", RULES_VECTOR_SIZE, max(1.0, float(rules_vector(rules).max()))),
         ]
-        self._total_rounds = total_rounds(rules)
+        self._total_rounds = rules.total_rounds
         if self._total_rounds is not None:  # last, so that the other offsets stay put
             sizes.append(("rounds_left", 1, 1.0))
         super().__init__(sizes)
@@ -332,7 +326,7 @@ class ObservationLayout(PieceLayout):
             caller=(caller - seat) % n if caller is not None and phase == ASAF_PHASE else None,
             stock_size=len(s.stock),
             round_turns=s.round_turns,
-            rounds_left=None if self._total_rounds is None else self._total_rounds - s.round_index,
+            rounds_left=None if self._rounds_at is None else self._total_rounds - s.round_index,
             **extra,
         )
 

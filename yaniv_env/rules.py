@@ -168,6 +168,12 @@ class Rules(RulesBase):
         return self.num_decks * (52 + self.jokers_per_deck)
 
     @property
+    def total_rounds(self) -> int | None:
+        """The rounds a game lasts at most by its fixed round count (``rounds_per_player`` ×
+        players), or ``None`` when these rules fix none."""
+        return None if self.rounds_per_player is None else self.rounds_per_player * self.num_players
+
+    @property
     def max_run_jokers(self) -> int:
         """Most jokers a run can hold under these rules and this deck."""
         cap = self.hand_size - 1 if self.run_jokers_max is None else self.run_jokers_max
