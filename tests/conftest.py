@@ -50,3 +50,15 @@ def tiny_checkpoint(tmp_path_factory):
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, policy_kwargs={"net_arch": [16]}, seed=0)
     path = tmp_path_factory.mktemp("checkpoint") / "tiny.zip"
     return save_checkpoint(model, path, build_metadata(yaniv_env.get_rules("standard"), timesteps=0))
+
+
+@pytest.fixture
+def headless_window(monkeypatch):
+    """``render_mode="human"`` without a screen and without waiting: SDL's dummy video
+    driver, and windows that do not hold each frame for 1/render_fps s."""
+    pytest.importorskip("pygame")
+    from yaniv_env import pis_yedili, raw_env
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    for env_class in (raw_env, pis_yedili.raw_env):
+        monkeypatch.setitem(env_class.metadata, "render_fps", 10_000)

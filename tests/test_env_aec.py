@@ -45,7 +45,7 @@ def test_preset_counts_cover_every_preset():
 
 
 @pytest.mark.parametrize("preset_count", PRESET_COUNTS, ids=_id)
-def test_pettingzoo_api_seed_render(preset_count):
+def test_pettingzoo_api_seed_render(preset_count, headless_window):
     name, n = preset_count
     api_test(yaniv_env.env(rules=name, num_players=n), num_cycles=300)
     api_test(yaniv_env.raw_env(rules=name, num_players=n), num_cycles=300)
@@ -723,8 +723,10 @@ def test_raw_env_before_reset_raises():
         dict(rules=42),
         dict(episode="match"),
         dict(reward="win"),
-        dict(render_mode="rgb_array"),
+        dict(render_mode="rgb"),
         dict(turn_limit=0),
+        dict(reveal=3),
+        dict(reveal="all"),
     ],
 )
 def test_bad_arguments_raise(kwargs):
@@ -745,7 +747,7 @@ def test_largest_tables_are_allowed():
 
 
 def test_render_ansi_shows_the_table():
-    env = yaniv_env.raw_env(rules="standard", num_players=3, render_mode="ansi")
+    env = yaniv_env.raw_env(rules="standard", num_players=3, render_mode="ansi", reveal=True)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     suits_seen = set()
@@ -775,13 +777,21 @@ def test_render_ansi_shows_the_table():
     assert suits_seen == set("♠♥♦♣")
 
 
-def test_render_modes(capsys):
-    env = yaniv_env.raw_env(render_mode="human")
-    env.reset(seed=0)
-    assert env.render() is None
-    assert "player_0" in capsys.readouterr().out
-    env.step(env.legal_actions()[0])
-    assert "last: player_" in capsys.readouterr().out  # human mode prints after each step
+def test_render_shows_the_hands_reveal_asks_for():
+    # the default, "current": the hand of the player to act, the others as backs and known cards
+    for reveal, shown in (("current", {1}), (True, {0, 1, 2}), (2, {2}), (False, set())):
+        asked = {} if reveal == "current" else {"reveal": reveal}
+        env = yaniv_env.raw_env(num_players=3, render_mode="ansi", **asked)
+        env.reset(seed=1)
+        assert env.game.current == 1
+        text = env.render()
+        for p in range(3):
+            line = next(line for line in text.splitlines() if line.lstrip("▶ ").startswith(f"player_{p} "))
+            assert (hand_name(env.game.hands[p]) in line) == (p in shown), (reveal, line)
+            assert ("▮" in line) == (p not in shown)
+
+
+def test_render_without_a_mode_warns():
     quiet = yaniv_env.raw_env()
     quiet.reset(seed=0)
     with pytest.warns(UserWarning, match="render_mode"):

@@ -1,10 +1,12 @@
-"""A readable text table of a Yaniv state, for ``render()``, ``yaniv play`` and replays."""
+"""A Yaniv state for people: the text table of ``render()``, ``yaniv play`` and replays, and
+the same table for frames (:func:`table_view`, drawn by :mod:`yaniv_env.core.frames`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .cards import RANK, SUIT, cards_name
+from .core.frames import PileView, RevealSpec, SeatView, TableView, is_shown
 from .engine import GAME_OVER, PHASE_NAMES, ROUND_OVER, RoundResult, State, hand_value
 
 
@@ -40,18 +42,38 @@ def round_result_line(rr: RoundResult) -> str:
     return "a draw, no points" + (" (turn limit)" if rr.truncated else " (the stock ran out)")
 
 
-def render_table(s: State, event: str = "", reveal: bool | int | None = True) -> str:
-    """The table as text. ``reveal``: ``True`` shows every hand, an int shows only that
-    seat's hand (the others as ``▮`` backs plus their publicly known cards), ``False``
-    hides them all."""
-    rules = s.rules
+def _heading(s: State) -> tuple[str, str]:
+    """The table's title and status (``"Yaniv (standard) — round 1, turn 3"``, ``"draw
+    phase, player_1 to act"``)."""
     if s.phase == GAME_OVER:
         status = "game over"
     elif s.phase == ROUND_OVER:
         status = "round over"
     else:
         status = f"{PHASE_NAMES[s.phase]} phase, player_{s.current} to act"
-    lines = [f"Yaniv ({rules.name}) — round {s.round_index + 1}, turn {s.round_turns + 1}, {status}"]
+    return f"Yaniv ({s.rules.name}) — round {s.round_index + 1}, turn {s.round_turns + 1}", status
+
+
+def _round_over_line(s: State) -> str:
+    """How the round ended and the points it gave, once it is over (else ``""``)."""
+    rr = s.round_result
+    if rr is None or s.phase < ROUND_OVER:
+        return ""
+    points = ", ".join(f"player_{p} +{rr.points[p]}" for p in range(s.num_players) if rr.hand_totals[p] is not None)
+    return f"round over: {round_result_line(rr)} ({points})"
+
+
+def _shown(s: State, reveal: RevealSpec, p: int) -> bool:
+    return is_shown(reveal, p, s.current, s.phase < ROUND_OVER)
+
+
+def render_table(s: State, event: str = "", reveal: RevealSpec = True) -> str:
+    """The table as text. ``reveal``: ``True`` shows every hand, an int shows only that
+    seat's hand (the others as ``▮`` backs plus their publicly known cards), ``False``
+    hides them all, ``"current"`` shows the hand of the player to act (every hand once the
+    round is over)."""
+    title, status = _heading(s)
+    lines = [f"{title}, {status}"]
     if event:
         lines.append(f"last: {event}")
     top = cards_name(s.top) or "—"
@@ -61,10 +83,9 @@ def render_table(s: State, event: str = "", reveal: bool | int | None = True) ->
     lines.append(f"{'':2}{'player':<10}{'score':>6}  hand")
     for p in range(s.num_players):
         hand = s.hands[p]
-        shown = reveal is True or (reveal is not False and reveal == p)
         if not s.alive[p]:
             desc = "out"
-        elif shown:
+        elif _shown(s, reveal, p):
             desc = f"{hand_name(hand)}  (total {hand_value(hand)})"
         else:
             known = s.known[p]
@@ -72,8 +93,38 @@ def render_table(s: State, event: str = "", reveal: bool | int | None = True) ->
             desc = (backs + (f"+ known {hand_name(known)}" if known else "")).strip() + f"  ({len(hand)} cards)"
         marker = "▶ " if p == s.current and s.phase < 5 else "  "
         lines.append(f"{marker}{'player_' + str(p):<10}{s.scores[p]:>6}  {desc}")
-    if s.round_result is not None and s.phase >= 5:
-        rr = s.round_result
-        points = ", ".join(f"player_{p} +{rr.points[p]}" for p in range(s.num_players) if rr.hand_totals[p] is not None)
-        lines.append(f"round over: {round_result_line(rr)} ({points})")
+    if result := _round_over_line(s):
+        lines.append(result)
     return "\n".join(lines)
+
+
+def table_view(s: State, events: Sequence[str] = (), reveal: RevealSpec = True) -> TableView:
+    """The table for a frame (:func:`yaniv_env.core.frames.draw_table`), with the words of
+    :func:`render_table`: hidden hands as card backs followed by their publicly known
+    cards; the discard with the cards that may be taken; ``events``, the last moves."""
+    title, status = _heading(s)
+    seats = []
+    for p in range(s.num_players):
+        hand = s.hands[p]
+        seat = SeatView(f"player_{p}", s.scores[p], [], to_act=p == s.current and s.phase < ROUND_OVER)
+        if not s.alive[p]:
+            seat.out = True
+        elif _shown(s, reveal, p):
+            seat.cards, seat.note = sorted_cards(hand), f"hand {hand_value(hand)}"
+        else:
+            known = sorted_cards(s.known[p])
+            seat.cards = [None] * (len(hand) - len(known)) + known
+            seat.note = f"{len(hand)} cards" + (f", {len(known)} known" if known else "")
+        seats.append(seat)
+    takeable = set(s.takeable)
+    piles = [
+        PileView(
+            "discard",
+            list(s.top),
+            [k in takeable for k in s.top],
+            f"may take: {cards_name(s.takeable)}" if s.takeable else "",
+        )
+    ]
+    if s.pending is not None and s.phase in (1, 2):
+        piles.append(PileView("just laid", list(s.pending.cards)))
+    return TableView(title, status, seats, piles, len(s.stock), events=list(events), result=_round_over_line(s))

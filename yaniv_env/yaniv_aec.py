@@ -121,10 +121,11 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from . import engine
-from .core.aec import CardGameEnv, FastDiscrete, place_reward, wrap
+from .core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, FastDiscrete, place_reward, wrap
+from .core.frames import TableView
 from .engine import GAME_OVER, ROUND_OVER
 from .observation import ObservationLayout, StateLayout
-from .render import render_table, round_result_line
+from .render import render_table, round_result_line, table_view
 from .rules import get_rules
 
 EPISODES = ("game", "round")
@@ -169,7 +170,7 @@ def env(**kwargs) -> AECEnv:
 
 
 class raw_env(CardGameEnv):
-    metadata = {"render_modes": ["human", "ansi"], "name": "yaniv_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "name": "yaniv_v0", "is_parallelizable": False, "render_fps": RENDER_FPS}
     _engine = engine
     _part_over = ROUND_OVER
     _get_rules = staticmethod(get_rules)
@@ -195,7 +196,10 @@ class raw_env(CardGameEnv):
         self._round_start_scores = list(self.game.scores)
 
     def _render_text(self) -> str:
-        return render_table(self.game, event=self.last_event)
+        return render_table(self.game, event=self.last_event, reveal=self.reveal)
+
+    def _table_view(self) -> TableView:
+        return table_view(self.game, self.recent_events, reveal=self.reveal)
 
     def _end_of_part(self) -> None:
         g = self.game
@@ -216,10 +220,10 @@ class raw_env(CardGameEnv):
         if episode_over:
             for p in live:
                 (self.truncations if truncated else self.terminations)[agents[p]] = True
-            self.last_event = event + (" — game over" if game_over else "")
+            self._note(event + (" — game over" if game_over else ""))
             return
         for p in rr.eliminated:
             self.terminations[agents[p]] = True
         engine.start_next_round(g)
         self._round_start_scores = list(g.scores)
-        self.last_event = event
+        self._note(event)

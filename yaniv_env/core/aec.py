@@ -1,9 +1,10 @@
 """The PettingZoo AEC base every game's environment builds on: the arguments and their
-checks, the spaces, ``reset``, ``step``, ``render``, the action helpers, PettingZoo's
+checks, the spaces, ``reset``, ``step``, ``render`` (text, frames, a window), the action helpers, PettingZoo's
 standard wrappers (:func:`wrap`) and the outcome reward."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from types import ModuleType
 
@@ -12,7 +13,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from . import frames
+from .frames import RECENT_EVENTS, RevealSpec, TableView, check_reveal
 from .rules import RulesBase
+
+#: The render modes of every game's environments: ``"ansi"`` (text), ``"rgb_array"``
+#: (frames, :mod:`yaniv_env.core.frames`) and ``"human"`` (the frames in a window).
+RENDER_MODES = ["human", "ansi", "rgb_array"]
+#: Frames a second of ``"human"`` windows and of videos (``gymnasium.wrappers.RecordVideo``).
+RENDER_FPS = 2
 
 
 def place_reward(place: int, players: int) -> float:
@@ -103,6 +112,7 @@ class CardGameEnv(AECEnv):
         reward: str = "score_outcome",
         turn_limit: int | None = None,
         render_mode: str | None = None,
+        reveal: RevealSpec = "current",
     ):
         super().__init__()
         rules = self._get_rules(rules, num_players)
@@ -114,7 +124,9 @@ class CardGameEnv(AECEnv):
             raise ValueError(f"reward must be one of {self.reward_schemes}, got {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}")
+        check_reveal(reveal, rules.num_players)
         self.rules = rules
+        self.reveal = reveal
         self.episode = episode
         self.reward_scheme = reward
         self.render_mode = render_mode
@@ -138,6 +150,8 @@ class CardGameEnv(AECEnv):
         self.game = None
         self.agents: list[str] = []
         self.last_event = ""
+        self.recent_events: deque[str] = deque(maxlen=RECENT_EVENTS)
+        self._window: frames.Window | None = None
 
     # -- PettingZoo API ------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -158,7 +172,10 @@ class CardGameEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._new_game()
         self.agent_selection = self.possible_agents[self.game.current]
-        self.last_event = "new game"
+        self.recent_events.clear()
+        self._note("new game")
+        if self.render_mode == "human":
+            self.render()
 
     def state(self) -> np.ndarray:
         return self.state_layout.build(self.game)
@@ -186,7 +203,7 @@ class CardGameEnv(AECEnv):
         for a in rewards:
             rewards[a] = 0.0
         if self.render_mode is not None:
-            self.last_event = f"{agent}: {self.table.name(int(action))}"
+            self._note(f"{agent}: {self.table.name(int(action))}")
         part_over = self._part_over
         if g.phase < part_over:
             # The usual step: the rewards stay zero and nobody's episode ends, so there is
@@ -201,20 +218,31 @@ class CardGameEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the table as text; ``"rgb_array"``: the table as an ``(H, W, 3)``
+        ``uint8`` frame (:func:`yaniv_env.core.frames.draw_table`); ``"human"``: that
+        frame shown in a window. The hands shown follow ``reveal``."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
+            )
             return None
-        text = self._render_text()
         if self.render_mode == "ansi":
-            return text
-        print(text)
+            return self._render_text()
+        frame = frames.draw_table(self._table_view())
+        if self.render_mode == "rgb_array":
+            return frame
+        if self._window is None:
+            self._window = frames.Window(self.metadata["name"], self.metadata["render_fps"])
+        self._window.show(frame)
         return None
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     # -- helpers -------------------------------------------------------------------------
     def no_game_error(self) -> ResetNeededError:
@@ -253,7 +281,18 @@ class CardGameEnv(AECEnv):
     def _new_game(self) -> None:
         """Called by :meth:`reset` once the new game is dealt."""
 
+    def _note(self, event: str) -> None:
+        """``event`` (in words) is what just happened: the text render's ``last:`` line and
+        the newest of the moves the frames list."""
+        self.last_event = event
+        self.recent_events.append(event)
+
     def _render_text(self) -> str:
+        """The table as text, hands shown as ``reveal`` says."""
+        raise NotImplementedError
+
+    def _table_view(self) -> TableView:
+        """The table for a frame, hands shown as ``reveal`` says."""
         raise NotImplementedError
 
     def _end_of_part(self) -> None:
@@ -262,4 +301,13 @@ class CardGameEnv(AECEnv):
         raise NotImplementedError
 
 
-__all__ = ["CardGameEnv", "CheckedOrderEnforcingWrapper", "FastDiscrete", "ResetNeededError", "place_reward", "wrap"]
+__all__ = [
+    "RENDER_FPS",
+    "RENDER_MODES",
+    "CardGameEnv",
+    "CheckedOrderEnforcingWrapper",
+    "FastDiscrete",
+    "ResetNeededError",
+    "place_reward",
+    "wrap",
+]

@@ -36,13 +36,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .aec import RENDER_FPS, RENDER_MODES
 from .policies import Policy, as_policy
 
 OpponentSpec = Any  # a registered name, a Policy, or a callable (observation, mask) -> int
 
 
 class CardGameGymEnv(gymnasium.Env):
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
     #: The AEC environment class the wrapper drives.
     aec_class: type
@@ -211,7 +212,13 @@ class CardGameGymEnv(gymnasium.Env):
         return {**self.aec.infos.get(self._learner, {}), "action_mask": self._mask, "seat": self._seat}
 
     def render(self):
+        """The AEC environment's render (text, frame or window; see ``render_mode`` and the
+        AEC environment's ``reveal``, whose default ``"current"`` shows the learner's hand
+        whenever the learner is to act)."""
         return self.aec.render()
+
+    def close(self) -> None:
+        self.aec.close()
 
 
 __all__ = ["CardGameGymEnv", "OpponentSpec"]

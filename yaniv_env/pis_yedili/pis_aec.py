@@ -117,15 +117,18 @@ Version history
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..core.aec import CardGameEnv, place_reward, wrap
+from ..core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, place_reward, wrap
 from ..core.cards import SUIT_SYMBOLS, card_name, cards_name
+from ..core.frames import PileView, RevealSpec, SeatView, TableView, is_shown
 from . import engine
 from .engine import DEAL_OVER, GAME_OVER, PHASE_NAMES, State, hand_value
 from .observation import SCORE_SCALE, PisObservationLayout, PisStateLayout
-from .rules import Rules, get_rules
+from .rules import get_rules
 
 EPISODES = ("game", "deal")
 REWARD_SCHEMES = ("score", "outcome", "deal_win", "score_outcome")
@@ -140,40 +143,38 @@ def _cards(count: int) -> str:
     return f"{count} card" + ("" if count == 1 else "s")
 
 
-def render_table(s: State, event: str = "", reveal: bool | int | str = "current") -> str:
-    """The table as text. ``reveal``: ``"current"`` shows only the hand of the player to
-    act (every hand once the deal is over), ``True`` every hand, ``False`` none, an int that
-    seat's hand; the others show as ``▮`` card backs."""
+def _heading(s: State) -> tuple[str, str]:
+    """The table's title and status (``"Pis Yedili (standard) — deal 1/4, turn 3"``,
+    ``"play phase, player_1 to act"``)."""
     rules = s.rules
-    deciding = s.phase < DEAL_OVER
     turn = min(s.deal_turns, rules.turn_limit)
-    head = f"Pis Yedili ({rules.name}) — deal {s.deal_index + 1}/{rules.deals}, turn {turn}, "
-    head += f"{PHASE_NAMES[s.phase]} phase" + (f", player_{s.current} to act" if deciding else "")
-    lines = [head]
-    if event:
-        lines.append(f"last: {event}")
+    status = f"{PHASE_NAMES[s.phase]} phase" + (f", player_{s.current} to act" if s.phase < DEAL_OVER else "")
+    return f"Pis Yedili ({rules.name}) — deal {s.deal_index + 1}/{rules.deals}, turn {turn}", status
+
+
+def _top(s: State) -> tuple[str, str]:
+    """The top card and the suit in force (or what the opener must play)."""
     if s.top >= 0:
-        table = f"top: {card_name(s.top)}   suit in force: {SUIT_SYMBOLS[s.suit]}"
-    else:
-        table = "top: —   (the opener must play a club)"
-    table += f"   direction: {'clockwise' if s.direction > 0 else 'anticlockwise'}"
-    table += f"   stock: {_cards(len(s.stock))}   discard: {_cards(len(s.discard))}"
-    lines.append(table)
-    if deciding and s.pending_sevens:
-        lines.append(f"sevens pending: {s.pending_sevens} (draw {s.pending_sevens * rules.seven_draw})")
-    if deciding and s.drawn:
-        lines.append(f"drawn this turn: {s.drawn}")
-    # "current": the hand of the player to act; once a deal is over every hand was shown to score it
-    shown_seat = (s.current if deciding else True) if reveal == "current" else reveal
-    lines.append(f"{'':2}{'player':<10}{'score':>6}{'cards':>7}  hand")
-    for p in range(s.num_players):
-        hand = s.hands[p]
-        shown = shown_seat is True or (shown_seat is not False and shown_seat == p)
-        desc = f"{cards_name(hand)}  (total {hand_value(hand, rules)})" if shown else ("▮ " * len(hand)).strip()
-        marker = "▶ " if deciding and p == s.current else "  "
-        lines.append(f"{marker}{'player_' + str(p):<10}{s.scores[p]:>6}{len(hand):>7}  {desc}")
+        return f"top: {card_name(s.top)}", f"suit in force: {SUIT_SYMBOLS[s.suit]}"
+    return "top: —", "(the opener must play a club)"
+
+
+def _facts(s: State) -> list[str]:
+    """The direction, the discard's size and, while a decision is pending, the sevens to
+    answer and the cards drawn this turn."""
+    facts = [f"direction: {'clockwise' if s.direction > 0 else 'anticlockwise'}", f"discard: {_cards(len(s.discard))}"]
+    if s.phase < DEAL_OVER and s.pending_sevens:
+        facts.append(f"sevens pending: {s.pending_sevens} (draw {s.pending_sevens * s.rules.seven_draw})")
+    if s.phase < DEAL_OVER and s.drawn:
+        facts.append(f"drawn this turn: {s.drawn}")
+    return facts
+
+
+def _result_lines(s: State) -> list[str]:
+    """How the deal ended, once it is over, and the places once the game is."""
+    lines = []
     dr = s.deal_result
-    if dr is not None and not deciding:
+    if dr is not None and s.phase >= DEAL_OVER:
         how = dr.reason + (f" on {card_name(dr.last_card)}" if dr.last_card >= 0 else "")
         how += f" ×{dr.multiplier}" if dr.multiplier != 1 else ""
         lines.append(
@@ -182,11 +183,58 @@ def render_table(s: State, event: str = "", reveal: bool | int | str = "current"
         )
     if s.phase == GAME_OVER:
         lines.append(f"game over: places {engine.ranking(s)} (0 = first)")
-    return "\n".join(lines)
+    return lines
+
+
+def _shown(s: State, reveal: RevealSpec, p: int) -> bool:
+    return is_shown(reveal, p, s.current, s.phase < DEAL_OVER)
+
+
+def render_table(s: State, event: str = "", reveal: RevealSpec = "current") -> str:
+    """The table as text. ``reveal``: ``"current"`` shows only the hand of the player to
+    act (every hand once the deal is over), ``True`` every hand, ``False`` none, an int that
+    seat's hand; the others show as ``▮`` card backs."""
+    title, status = _heading(s)
+    lines = [f"{title}, {status}"]
+    if event:
+        lines.append(f"last: {event}")
+    direction, discard, *pending = _facts(s)
+    lines.append(f"{'   '.join(_top(s))}   {direction}   stock: {_cards(len(s.stock))}   {discard}")
+    lines += pending
+    deciding = s.phase < DEAL_OVER
+    lines.append(f"{'':2}{'player':<10}{'score':>6}{'cards':>7}  hand")
+    for p in range(s.num_players):
+        hand = s.hands[p]
+        shown = _shown(s, reveal, p)
+        desc = f"{cards_name(hand)}  (total {hand_value(hand, s.rules)})" if shown else ("▮ " * len(hand)).strip()
+        marker = "▶ " if deciding and p == s.current else "  "
+        lines.append(f"{marker}{'player_' + str(p):<10}{s.scores[p]:>6}{len(hand):>7}  {desc}")
+    return "\n".join(lines + _result_lines(s))
+
+
+def table_view(s: State, events: Sequence[str] = (), reveal: RevealSpec = "current") -> TableView:
+    """The table for a frame (:func:`yaniv_env.core.frames.draw_table`), with the words of
+    :func:`render_table`; ``events``, the last moves."""
+    title, status = _heading(s)
+    seats = []
+    for p in range(s.num_players):
+        hand = s.hands[p]
+        if _shown(s, reveal, p):
+            cards, note = sorted(hand), f"hand {hand_value(hand, s.rules)}"
+        else:
+            cards, note = [None] * len(hand), _cards(len(hand))
+        seats.append(SeatView(f"player_{p}", s.scores[p], cards, note, to_act=p == s.current and s.phase < DEAL_OVER))
+    pile = PileView("top of the discard", [s.top] if s.top >= 0 else [], note=_top(s)[1])
+    return TableView(title, status, seats, [pile], len(s.stock), _facts(s), list(events), " ".join(_result_lines(s)))
 
 
 class raw_env(CardGameEnv):
-    metadata = {"render_modes": ["human", "ansi"], "name": "pis_yedili_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {
+        "render_modes": RENDER_MODES,
+        "name": "pis_yedili_v0",
+        "is_parallelizable": False,
+        "render_fps": RENDER_FPS,
+    }
     _engine = engine
     _part_over = DEAL_OVER
     _get_rules = staticmethod(get_rules)
@@ -194,22 +242,6 @@ class raw_env(CardGameEnv):
     reward_schemes = REWARD_SCHEMES
     layout_class = PisObservationLayout
     state_layout_class = PisStateLayout
-
-    def __init__(
-        self,
-        rules: str | Rules = "standard",
-        num_players: int = 2,
-        episode: str = "game",
-        reward: str = "score_outcome",
-        turn_limit: int | None = None,
-        render_mode: str | None = None,
-        reveal: bool | int | str = "current",
-    ):
-        super().__init__(rules, num_players, episode, reward, turn_limit, render_mode)
-        n = self.rules.num_players
-        if not (reveal is True or reveal is False or reveal == "current" or (type(reveal) is int and 0 <= reveal < n)):
-            raise ValueError(f"reveal must be 'current', True, False or a seat 0..{n - 1}, got {reveal!r}")
-        self.reveal = reveal
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
@@ -221,6 +253,9 @@ class raw_env(CardGameEnv):
 
     def _render_text(self) -> str:
         return render_table(self.game, event=self.last_event, reveal=self.reveal)
+
+    def _table_view(self) -> TableView:
+        return table_view(self.game, self.recent_events, reveal=self.reveal)
 
     def _end_of_part(self) -> None:
         g = self.game
@@ -245,13 +280,13 @@ class raw_env(CardGameEnv):
         for a in agents:
             self.infos[a] = {"deal_result": dr}
         event = f"deal over: {dr.reason}, winners {[agents[p] for p in dr.winners]}, scores {dr.scores}"
-        if self.render_mode is not None:
-            event = f"{self.last_event} — {event}"  # the move that ended the deal, then how it ended
+        move = self.last_event
+        self._note(event + (" — game over" if game_over else ""))
+        if self.render_mode is not None:  # the text's "last:" line: the move that ended the deal, then how it ended
+            self.last_event = f"{move} — {self.last_event}"
         if episode_over:
             done = self.truncations if truncated else self.terminations
             for a in agents:
                 done[a] = True
-            self.last_event = event + (" — game over" if game_over else "")
             return
         engine.start_next_deal(g)
-        self.last_event = event
