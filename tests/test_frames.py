@@ -6,7 +6,6 @@ rendering changes nothing in the game."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import gymnasium
@@ -229,13 +228,3 @@ def test_missing_libraries_name_the_extra(monkeypatch):
     env.reset(seed=0)
     with pytest.raises(ImportError, match=r"Pillow.*yaniv-env\[render\]"):
         env.render()
-
-
-def test_the_environments_import_no_drawing_library():
-    code = (
-        "import sys, yaniv_env, yaniv_env.core.frames; from yaniv_env import pis_yedili"
-        "; yaniv_env.raw_env(render_mode='rgb_array').reset(seed=0)"
-        "; assert not {'PIL', 'pygame', 'moviepy'} & set(sys.modules), sorted(sys.modules)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert out.returncode == 0, out.stderr

@@ -27,6 +27,7 @@ LIGHT = [
     "yaniv_env.pis_yedili.observation",
     "yaniv_env.core",
     "yaniv_env.core.cards",
+    "yaniv_env.core.frames",
     "yaniv_env.core.game",
     "yaniv_env.core.imports",
     "yaniv_env.core.layout",
@@ -177,6 +178,15 @@ def test_policy_names_come_from_the_announced_packages():
         "; assert 'agents' not in sys.modules"
         "; assert make_policy('heuristic', seed=0, rules='standard').act is not None"
         "; assert 'agents' in sys.modules and {'random', 'greedy', 'pis_random'} <= set(policy_names())"
+    )
+
+
+def test_drawing_libraries_are_imported_to_draw_only():
+    # Pillow and pygame-ce (the [render] extra) wait for the first frame or window
+    _run(
+        "import sys, yaniv_env, yaniv_env.core.frames; from yaniv_env import pis_yedili"
+        "; yaniv_env.raw_env(render_mode='rgb_array').reset(seed=0); pis_yedili.raw_env(render_mode='human')"
+        "; assert not {'PIL', 'pygame', 'moviepy'} & set(sys.modules), sorted(sys.modules)"
     )
 
 

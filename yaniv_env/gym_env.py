@@ -21,7 +21,11 @@ episode from the environment's generator).
 
 The wrapper is :class:`yaniv_env.core.gym.CardGameGymEnv` (shared with
 :class:`yaniv_env.pis_yedili.gym_env.PisYediliGymEnv`) driving the AEC environment class
-:attr:`YanivGymEnv.aec_class`; other keyword arguments are passed to its constructor.
+:attr:`YanivGymEnv.aec_class`; other keyword arguments are passed to its constructor
+(``reveal`` among them). ``render()`` is the AEC environment's: text, frames
+(``render_mode="rgb_array"``, for ``gymnasium.wrappers.RecordVideo``) or a window; the
+default ``reveal="current"`` shows the learner's hand, since the wrapper returns when the
+learner is to act.
 
 The observation is the flat vector of the AEC environment (``yaniv_env.observation``);
 the legal-action mask is :meth:`action_masks` (for sb3-contrib's MaskablePPO) and

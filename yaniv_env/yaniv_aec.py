@@ -33,8 +33,9 @@ Arguments
                 elimination; ``"round"``: one round.
 ``reward``      the reward scheme, see below (default ``"score_outcome"``).
 ``turn_limit``  turns in a round before it ends as a draw (default: the rules' 400).
-``render_mode`` ``None``, ``"ansi"`` (``render()`` returns the table) or ``"human"``
-                (prints it).
+``render_mode`` ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``, see "Rendering".
+``reveal``      which hands ``render()`` shows: ``"current"`` (default), a seat number,
+                ``True`` (all) or ``False`` (none), see "Rendering".
 
 Turns and actions
 -----------------
@@ -96,6 +97,29 @@ Every player receives its reward when it is earned, whether or not it is acting:
 ``agents`` after their last (``None``) step, the PettingZoo way. A round that hits
 the turn limit (or a game that hits the rules' ``round_limit``) truncates.
 
+Rendering
+---------
+``render()`` draws the table as ``render_mode`` says (``metadata["render_modes"]``):
+
+``"ansi"``       the table as text: heading, last move (``last:``), discard (and what may
+                 be taken), stock, each seat's score and hand, how the round ended.
+``"rgb_array"``  the same table as a picture, an ``(640, 960, 3)`` ``uint8`` array
+                 (:mod:`yaniv_env.core.frames`, Pillow): hands as card faces or backs, the
+                 discard's takeable cards raised and outlined, the stock, the scores, who is
+                 to act, the last moves in the words of ``action_name``. For
+                 ``gymnasium.wrappers.RecordVideo`` and PettingZoo's wrappers alike.
+``"human"``      that picture in a pygame-ce window after every move, at
+                 ``metadata["render_fps"]`` (2) frames a second; ``close()`` closes it.
+                 ``RuntimeError`` where there is no display.
+
+Hands follow ``reveal``: ``"current"`` shows the hand of the player to act (every hand
+once the game is over), a seat number that seat's only (the game as that player saw it),
+``True`` every hand, ``False`` none; a hidden hand shows as card backs (``▮``) followed
+by the cards its player is publicly known to hold (taken from a discard). ``"rgb_array"``
+and ``"human"`` need the ``[render]`` extra (Pillow, pygame-ce; moviepy for videos):
+``ImportError`` naming it otherwise. Rendering changes nothing in the game. The page
+"Seeing the game" of the documentation shows frames and records a video.
+
 Bad input
 ---------
 ``raw_env.step`` raises ``ValueError`` naming the illegal action and the legal ones, and
@@ -113,6 +137,10 @@ for an id outside the action space (see :mod:`yaniv_env.core.gym`).
 Version history
 ---------------
 * ``Yaniv-v0`` (0.1.0): first release: four presets, AEC and Gymnasium interfaces.
+* ``Yaniv-v0`` (unreleased): ``render_mode="rgb_array"`` (frames), ``"human"`` shows them in
+  a window (it printed the text before; ``"ansi"`` returns it), ``reveal`` (the text showed
+  every hand; the default now shows the hand of the player to act). Games are unchanged:
+  the same seed plays the same game.
 """
 
 from __future__ import annotations

@@ -13,10 +13,12 @@ module          what it holds
 ``seeding``     the counter-based random streams of a game
 ``outcome``     places (ties share the better place) and a round's :class:`Outcome`
 ``imports``     ``when_imported``: run a hook when a library is imported (registration)
+``frames``      the table as a picture (Pillow) and the window (pygame-ce) of ``render()``
 ``aec``         :class:`CardGameEnv`, the PettingZoo AEC base (``wrap``, places, rewards)
 ``gym``         :class:`CardGameGymEnv`, the single-agent Gymnasium wrapper base
 ==============  ===========================================================================
 
 ``aec`` and ``gym`` import PettingZoo and Gymnasium; only the environment layers import
-them, so ``import yaniv_env.core`` and its other modules stay as light as NumPy.
+them, so ``import yaniv_env.core`` and its other modules stay as light as NumPy
+(``frames`` imports Pillow and pygame-ce when it first draws).
 """

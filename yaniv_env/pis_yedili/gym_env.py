@@ -8,7 +8,7 @@
     obs, reward, terminated, truncated, info = env.step(env.unwrapped.action_masks().argmax())
 
 It is the wrapper both games share (:class:`yaniv_env.core.gym.CardGameGymEnv`: same
-behaviour and arguments as Yaniv's, plus the AEC environment's ``reveal`` for rendering)
+behaviour and arguments as Yaniv's, the AEC environment's ``reveal`` for rendering included)
 around :class:`yaniv_env.pis_yedili.pis_aec.raw_env`. Opponents are stepped inside
 :meth:`step`, so the observation, reward and termination returned belong to the learner.
 ``opponents`` is a list (one entry per other seat, or one entry reused for all) of agent
@@ -37,8 +37,7 @@ from .pis_aec import raw_env
 
 
 class PisYediliGymEnv(CardGameGymEnv):
-    """The single-agent wrapper around the Pis Yedili AEC environment (``reveal`` is passed
-    to the AEC environment)."""
+    """The single-agent wrapper around the Pis Yedili AEC environment."""
 
     aec_class = raw_env
     default_opponent = "pis_random"

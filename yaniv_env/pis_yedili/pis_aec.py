@@ -36,12 +36,14 @@ Arguments
                  ``"deal"``: one deal.
 ``reward``       the reward scheme, see below (default ``"score_outcome"``).
 ``turn_limit``   turns in a deal before it ends unscored (default: the rules' 500).
-``render_mode``  ``None``, ``"ansi"`` (``render()`` returns the table) or ``"human"``
-                 (prints it after every step).
+``render_mode``  ``None``, ``"ansi"`` (``render()`` returns the table as text),
+                 ``"rgb_array"`` (the table as a ``(640, 960, 3)`` ``uint8`` picture) or
+                 ``"human"`` (that picture in a pygame-ce window after every step);
+                 as for Yaniv (:mod:`yaniv_env.yaniv_aec`, "Rendering").
 ``reveal``       which hands ``render()`` shows: ``"current"`` (default: only the hand of
                  the player to act, as at a hot-seat table, and every hand once the
                  deal is over and scored), ``True`` (all), ``False`` (none) or a seat
-                 number. Hidden hands show as card backs ``▮``.
+                 number. Hidden hands show as card backs.
 
 Turns and actions
 -----------------
@@ -113,6 +115,8 @@ Version history
 ---------------
 * ``PisYedili-v0`` (0.1.0): first release: the ``standard`` preset (source 003), AEC and
   Gymnasium interfaces, random and heuristic baselines (``pis_random``, ``pis_heuristic``).
+* ``PisYedili-v0`` (unreleased): ``render_mode="rgb_array"`` (frames); ``"human"`` shows them
+  in a window (it printed the text before). Games are unchanged.
 """
 
 from __future__ import annotations
