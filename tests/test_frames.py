@@ -60,6 +60,26 @@ def test_frames_through_the_wrappers_have_one_size_and_follow_the_game(game, pla
     assert changed == len(shots) - 1  # every move shows (at least in the list of the last moves)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_every_table_fits_in_the_frame(game):
+    module, table_view = GAMES[game]
+    for n in range(2, max(r.max_seats for r in module.PRESETS.values()) + 1):
+        env = module.raw_env(num_players=n)
+        env.reset(seed=n)
+        view = table_view(env.game, reveal=True)
+        view.seats[0].cards = [k % 52 for k in range(40)]  # a hand far larger than any deal
+        lay = frames.table_layout(view)
+        width, height = frames.FRAME_SIZE
+        for row, boxes in zip(lay.seat_rows, lay.seat_cards, strict=True):
+            assert row.x >= 0 and row.x + row.w <= width and row.y + row.h <= height
+            for box in boxes:  # every card inside its seat's row, left of the middle panel
+                assert row.x < box.x and box.x + box.w < row.x + row.w and row.y < box.y
+                assert box.y + box.h < row.y + row.h
+        assert all(a.y + a.h <= b.y for a, b in zip(lay.seat_rows, lay.seat_rows[1:], strict=False))
+        middle = min([lay.stock.x] + [b.x for pile in lay.pile_cards for b in pile])
+        assert lay.seat_rows[-1].x + lay.seat_rows[-1].w < middle
+
+
 def _seat_shows(frame: np.ndarray, view: frames.TableView, seat: int) -> str:
     """``"faces"`` if every card box of ``seat`` shows the card ``view`` says (all faces),
     ``"backs"`` if they all show a back, else ``"mixed"``."""

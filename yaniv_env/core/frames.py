@@ -107,6 +107,8 @@ _PANEL_X = (620, _W - 12)
 _PILE_CARD = (66, 94)
 _STOCK_CARD = (36, 51)
 _RAISE = 10
+#: Rows lower than this (8 players or more) write the seat's name and facts on two lines.
+_COMPACT_ROW = 72
 
 
 @dataclass
@@ -145,7 +147,7 @@ def table_layout(view: TableView) -> TableLayout:
     n = len(view.seats)
     area = _H - _HEADING - _FOOTER
     row_h = min(132, area // max(n, 1))
-    card_h = min(100, row_h - 14)
+    card_h = min(100, row_h - (14 if row_h >= _COMPACT_ROW else 8))
     card_w = round(card_h * 0.7)
     rows, seat_cards = [], []
     x0, x1 = _SEATS_X
@@ -357,10 +359,17 @@ def draw_table(view: TableView) -> np.ndarray:
         if seat.to_act:
             d.rounded_rectangle((row.x, row.y, row.x + row.w, row.y + row.h), 8, outline=_GOLD, width=3)
         ink = _DIM_INK if seat.out else _INK
-        top = row.y + max(4, (row.h - 58) // 2)
-        text((row.x + 10, top), ("▶ " if seat.to_act else "") + seat.name, size=16, bold=True, fill=ink)
-        text((row.x + 10, top + 21), f"score {seat.score}", size=14, fill=ink)
-        text((row.x + 10, top + 39), "out" if seat.out else seat.note, size=13, fill=_DIM_INK)
+        name = ("▶ " if seat.to_act else "") + seat.name
+        note = "out" if seat.out else seat.note
+        if row.h >= _COMPACT_ROW:
+            top = row.y + (row.h - 58) // 2
+            text((row.x + 10, top), name, size=16, bold=True, fill=ink)
+            text((row.x + 10, top + 21), f"score {seat.score}", size=14, fill=ink)
+            text((row.x + 10, top + 39), note, size=13, fill=_DIM_INK)
+        else:
+            top = row.y + (row.h - 34) // 2
+            text((row.x + 10, top), name, size=14, bold=True, fill=ink)
+            text((row.x + 10, top + 19), f"score {seat.score} · {note}", size=12, fill=_DIM_INK)
         for kind, b in zip(seat.cards, boxes, strict=True):
             card(kind, b)
 
