@@ -13,6 +13,7 @@ module          what it holds
 ``seeding``     the counter-based random streams of a game
 ``outcome``     places (ties share the better place) and a round's :class:`Outcome`
 ``imports``     ``when_imported``: run a hook when a library is imported (registration)
+``cpus``        ``available_cpus``: the CPUs this process may run on (thread and worker counts)
 ``aec``         :class:`CardGameEnv`, the PettingZoo AEC base (``wrap``, places, rewards)
 ``gym``         :class:`CardGameGymEnv`, the single-agent Gymnasium wrapper base
 ==============  ===========================================================================
