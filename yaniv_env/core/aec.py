@@ -45,20 +45,23 @@ class ResetNeededError(RuntimeError):
 class CheckedOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` (calls before ``reset()`` raise its own
     errors) that also refuses, with the raw environment's messages and before any inner
-    wrapper sees them, an action outside the action space (``ValueError`` naming the
-    agent, the action and the legal ones, where ``AssertOutOfBoundsWrapper`` asserts
-    without saying which) and ``step()`` or ``last()`` once the game is over
-    (:class:`ResetNeededError`, where PettingZoo warns or raises ``KeyError``)."""
+    wrapper sees them, what the raw environment refuses as an action id (``ValueError``
+    naming the agent, the action and the legal ones, where ``AssertOutOfBoundsWrapper``
+    asserts without saying which, and where ``Discrete.contains`` takes ``True`` for
+    ``1`` and ``TerminateIllegalWrapper`` then indexes the mask with it) and ``step()`` or
+    ``last()`` once the game is over (:class:`ResetNeededError`, where PettingZoo warns or
+    raises ``KeyError``)."""
 
     def step(self, action) -> None:
         if self._has_reset:
             if not self.agents:
                 raise self.unwrapped.no_game_error()
             agent = self.agent_selection
-            if not self.action_space(agent).contains(action) and not (
-                action is None and (self.terminations[agent] or self.truncations[agent])
-            ):
-                raise self.unwrapped.action_error(agent, action)
+            if not (action is None and (self.terminations[agent] or self.truncations[agent])):
+                try:
+                    self.unwrapped.table.check_id(action)
+                except ValueError:
+                    raise self.unwrapped.action_error(agent, action) from None
         super().step(action)
 
     def last(self, observe: bool = True):
