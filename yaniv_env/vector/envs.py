@@ -126,10 +126,10 @@ def check_actions(actions, masks: np.ndarray, table) -> np.ndarray:
     """``actions`` (one per game) as int64 ``[B]``, once every one is a legal action id of
     its game (``masks``: bool ``[B, A]``, ``table``: the action table naming the ids).
     Otherwise ``ValueError`` naming the first bad game, its action and the legal ones,
-    before anything is played. Ids are integers: NumPy integer arrays of any width, lists
-    of ints, object arrays of ints. Floats are refused even when integer-valued (``3.0``:
-    a policy that outputs floats is cast by its caller, on purpose), as are bools, NaN,
-    strings and other objects, and any shape but ``[B]``."""
+    before anything is played. Ids are integers: NumPy integer arrays of any width,
+    sequences of ints, object arrays of ints. Floats are refused even when integer-valued
+    (``3.0``: a policy that outputs floats is cast by its caller, on purpose), as are
+    bools, NaN, strings and other objects, and any shape but ``[B]``."""
     B, A = masks.shape
 
     def refuse(b: int, what: str) -> ValueError:
@@ -142,19 +142,22 @@ def check_actions(actions, masks: np.ndarray, table) -> np.ndarray:
         raise ValueError(f"actions must be {B} action ids, one per game, got {actions!r}") from None
     if arr.shape != (B,):
         raise ValueError(f"actions must be {B} action ids, one per game (shape ({B},)), got shape {arr.shape}")
-    if arr.dtype.kind == "O":
-        for b, a in enumerate(arr):
-            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
-                raise refuse(b, f"action {_value(a)!r} is not an action id (an int 0..{A - 1})")
-        in_range = np.array([0 <= a < A for a in arr], dtype=bool)
-        ids = np.array([int(a) if ok else -1 for a, ok in zip(arr, in_range, strict=True)], dtype=np.int64)
-    elif arr.dtype.kind in "iu":
+    if arr.dtype.kind in "iu" and isinstance(actions, np.ndarray):
         in_range = (arr >= 0) & (arr < A)
         ids = np.where(in_range, arr, -1).astype(np.int64)
-    else:
+    elif arr.dtype.kind not in "iuO" and isinstance(actions, np.ndarray):  # floats, bools, strings
+        integral = np.isfinite(arr) & (arr == np.round(arr)) if arr.dtype.kind == "f" else np.ones(B, bool)
+        b = int(np.argmin(integral))  # a fractional value first, else the first game
         raise refuse(
-            0, f"action {_value(arr[0])!r} is not an action id (an int 0..{A - 1}; the actions are {arr.dtype})"
+            b, f"action {_value(arr[b])!r} is not an action id (an int 0..{A - 1}; the actions are {arr.dtype})"
         )
+    else:  # one by one: NumPy reads [3, True] as ints and [3, 1.5] as floats
+        items = list(arr if isinstance(actions, np.ndarray) else actions)
+        for b, a in enumerate(items):
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+                raise refuse(b, f"action {_value(a)!r} is not an action id (an int 0..{A - 1})")
+        in_range = np.array([0 <= a < A for a in items], dtype=bool)
+        ids = np.array([int(a) if ok else -1 for a, ok in zip(items, in_range, strict=True)], dtype=np.int64)
     legal = in_range.copy()
     legal[in_range] = masks[np.flatnonzero(in_range), ids[in_range]]
     if not legal.all():
