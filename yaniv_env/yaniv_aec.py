@@ -186,12 +186,7 @@ class raw_env(CardGameEnv):
         seat = self._seat[agent]
         g = self.game
         mask = np.zeros(self._num_actions, dtype=np.int8)
-        if (
-            g.current == seat
-            and agent == self.agent_selection
-            # an agent that has left the game (no longer in the dicts) has no legal move
-            and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
-        ):
+        if g.current == seat and agent == self.agent_selection and self._in_play(agent):
             for a in engine.legal_actions(g):  # about three ids: faster one by one than by index array
                 mask[a] = 1
         return {"observation": self.layout.build(g, seat), "action_mask": mask}

@@ -252,6 +252,12 @@ class CardGameEnv(AECEnv):
         """Legal ids for ``agent_selection``."""
         return self._engine.legal_actions(self.game)
 
+    def _in_play(self, agent: str) -> bool:
+        """Whether ``agent`` is still in the game: neither terminated nor truncated, nor gone
+        (an agent that has left is in no dict; :meth:`observe` answers for it all the same,
+        with no legal move)."""
+        return not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
+
     # -- what each game fills in ---------------------------------------------------------
     def _new_game(self) -> None:
         """Called by :meth:`reset` once the new game is dealt."""

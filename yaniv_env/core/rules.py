@@ -104,8 +104,8 @@ class RulesBase:
         elif not isinstance(rules, cls):
             got = f"a {rules._object_kind}" if isinstance(rules, RulesBase) else type(rules).__name__
             raise ValueError(f"rules must be a preset name or a {cls._object_kind}, got {got}")
-        if num_players is not None and num_players != rules.num_players:
-            rules = rules.with_players(num_players)
+        if num_players is not None and (type(num_players) is not int or num_players != rules.num_players):
+            rules = rules.with_players(num_players)  # checks the count (2.0 equals 2 but is refused)
         return rules
 
     # -- validation helpers: each raises ValueError("Rules.<option>: <reason>") -----------

@@ -217,7 +217,7 @@ class raw_env(CardGameEnv):
         seat = self._seat[agent]
         g = self.game
         mask = np.zeros(self.table.num_actions, dtype=np.int8)
-        if g.current == seat and g.phase < DEAL_OVER:
+        if g.current == seat and g.phase < DEAL_OVER and self._in_play(agent):
             mask[engine.legal_actions(g)] = 1
         return {"observation": self.layout.build(g, seat), "action_mask": mask}
 
