@@ -482,6 +482,9 @@ def test_sb3_env_method_reset_restarts_only_the_games_named():
     with pytest.raises(ValueError, match="indices must be"):
         venv.env_method("action_masks", indices=[True])
     assert venv.env_is_wrapped(object, indices=[0, 1]) == [False, False]
+    for bad in (True, 2.5, [1, 2, 3]):
+        with pytest.raises(ValueError, match="seed must be an int or None"):
+            venv.seed(bad)
 
 
 def test_gymnasium_call_get_attr_set_attr_and_reset_mask():

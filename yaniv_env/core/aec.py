@@ -23,8 +23,10 @@ def place_reward(place: int, players: int) -> float:
 
 class FastDiscrete(spaces.Discrete):
     """``gymnasium.spaces.Discrete`` whose :meth:`contains` answers a plain ``int``
-    without NumPy calls (the wrapper of :func:`wrap` asks at every step);
-    other values go to ``spaces.Discrete.contains``. The answers are the same."""
+    without NumPy calls (loops and wrappers that check every action ask it at every step);
+    other values go to ``spaces.Discrete.contains``. The answers are the same (``True``
+    is in the space, as ``1``: the environments' own check refuses it, see
+    :class:`CheckedOrderEnforcingWrapper`)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

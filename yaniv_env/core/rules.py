@@ -160,12 +160,9 @@ def _conforms(value: object, annotation: object) -> bool:
 
 def _expected(annotation: object) -> str:
     """``annotation`` in words, for the error message."""
-    if annotation is bool:
-        return "a bool (True or False)"
-    if annotation in (int, str):
-        return f"an {annotation.__name__}" if annotation is int else f"a {annotation.__name__}"
-    if annotation is type(None):
-        return "None"
+    plain = {bool: "a bool (True or False)", int: "an int", str: "a str", type(None): "None"}
+    if annotation in plain:
+        return plain[annotation]
     if _is_union(annotation):
         return " or ".join(_expected(a) for a in typing.get_args(annotation))
     args = typing.get_args(annotation)

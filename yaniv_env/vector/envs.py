@@ -20,7 +20,9 @@ YanivVectorEnv      ``gymnasium.vector.VectorEnv``; same-step autoreset
                     last one is ``infos["final_obs"][i]`` (``infos["_final_obs"][i]`` True)
 YanivVecEnv         ``stable_baselines3`` ``VecEnv`` (autoreset as SB3 does it: the last
                     observation is ``infos[i]["terminal_observation"]``); ``action_masks()``
-                    returns bool ``[B, A]``, also through ``env_method("action_masks")``
+                    returns bool ``[B, A]``, also through ``env_method("action_masks")``;
+                    defined in :mod:`yaniv_env.vector.sb3` (this module imports it on first
+                    use, so ``YanivVectorEnv`` needs neither SB3 nor torch)
 BatchedSelfPlay     every seat of every game is the caller's: the acting seat, observations and
                     masks of B games, and per-seat rewards, for one network playing all seats
 ==================  ==========================================================================
@@ -32,10 +34,26 @@ Each game of a learner environment is the game :class:`yaniv_env.gym_env.YanivGy
 ``reset(seed=s)`` plays the episodes a ``YanivGymEnv`` reset with ``seed=s + i`` and then
 without a seed would play (same seats, same deals, same opponents' decisions for the random,
 greedy and heuristic opponents: :mod:`agents.batched`), and the same redeal when the
-opponents end an episode before the learner's first decision. Differences: an illegal
-learner action raises ``ValueError`` naming the game, the action and the legal ones (no game
-changes); in ``"round"`` episodes the last observation shows the next round dealt (the
-batched engine starts it at once), not the finished round.
+opponents end an episode before the learner's first decision. Difference: in ``"round"``
+episodes the last observation shows the next round dealt (the batched engine starts it at
+once), not the finished round.
+
+Bad input: the whole batch of actions is checked before any game moves
+(:func:`check_actions`, for the three classes; SB3's ``step_async`` only stores the
+actions, ``step_wait`` checks them first). An action the mask forbids, a negative or
+out-of-range id, a non-integer (floats, even ``3.0``; bools; NaN; strings; objects) or
+an array of another shape raises ``ValueError`` naming the game, the action and its legal
+ones, and no game changes. Actions are integer arrays (any width: MaskablePPO's int64,
+``uint16``...) or sequences of ints; a policy that outputs floats is cast by its caller.
+``num_envs`` is a positive int (not ``True`` or ``2.0``).
+
+Per game: ``YanivVecEnv.env_method``/``get_attr``/``set_attr`` honour ``indices``, and
+``YanivVectorEnv`` has Gymnasium's ``call``/``get_attr``/``set_attr`` (:class:`GameAccess`):
+``reset`` restarts only the games named (``env_method("reset", indices=[0], seed=s)``
+plays in game 0 what ``YanivGymEnv.reset(seed=s)`` would; Gymnasium's
+``reset(options={"reset_mask": mask})`` likewise), ``action_masks`` and ``seat`` answer per
+game. Other methods and attributes are the batch's: read for any games, but called or set
+for the whole batch only (``ValueError`` for some games).
 
 Opponents (one spec per other seat, or one for all) are agent names, agent objects or
 batched agents (``act_batch``); the random, greedy, heuristic and trained agents act in

@@ -60,8 +60,11 @@ class YanivVecEnv(GameAccess, VecEnv):
         return obs, rewards.astype(np.float32), ended, infos
 
     def seed(self, seed: int | None = None):
-        """Seed the next :meth:`reset`: slot ``i`` gets ``seed + i``."""
-        self._seeds = [None if seed is None else seed + i for i in range(self.num_envs)]
+        """Seed the next :meth:`reset`: slot ``i`` gets ``seed + i`` (``ValueError`` for
+        anything but an int or ``None``)."""
+        if seed is not None and not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        self._seeds = self.games._seeds(seed)
         return self._seeds
 
     def action_masks(self) -> np.ndarray:
