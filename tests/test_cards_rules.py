@@ -4,8 +4,11 @@ of the rules document (``yaniv_env/RULES.md``), and validation of bad options an
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from yaniv_env import PRESET_SOURCES, PRESETS, Rules, get_rules
@@ -21,6 +24,7 @@ from yaniv_env.cards import (
     parse_cards,
     standard_deck,
 )
+from yaniv_env.pis_yedili.rules import Rules as PisRules
 
 # -- cards ----------------------------------------------------------------------------
 
@@ -413,3 +417,63 @@ def test_with_options_reads_option_value_strings():
 def test_with_options_refuses_bad_assignments(assignment, message):
     with pytest.raises(ValueError, match=message):
         PRESETS["standard"].with_options([assignment])
+
+
+# -- types at the edge: every field of every game's rules takes only values of its own type -------------------------
+
+#: Values of many types; each field must refuse those whose type its annotation does not name.
+HOSTILE_VALUES = [True, False, 3, 2.0, float("nan"), "no", b"reveal", None, (1, 2), [1, 2], np.int64(3), np.True_]
+
+
+def _accepted_types(annotation) -> set[type]:
+    """The Python types a field annotated so may hold (unions, Literal choices, tuples)."""
+    if annotation in (bool, int, str):
+        return {annotation}
+    if annotation is type(None):
+        return {type(None)}
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return set().union(*(_accepted_types(a) for a in typing.get_args(annotation)))
+    if origin is typing.Literal:
+        return {str}
+    assert origin is tuple, annotation
+    return {tuple}
+
+
+def _fields(rules_class):
+    hints = typing.get_type_hints(rules_class)
+    return [(rules_class, f.name, hints[f.name]) for f in dataclasses.fields(rules_class)]
+
+
+@pytest.mark.parametrize(
+    ("rules_class", "field", "annotation"),
+    _fields(Rules) + _fields(PisRules),
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_every_field_refuses_values_of_another_type(rules_class, field, annotation):
+    wrong = [v for v in HOSTILE_VALUES if type(v) not in _accepted_types(annotation)]
+    if typing.get_origin(annotation) is typing.Literal or str(annotation).count("Literal"):
+        wrong.append("not-a-choice")
+    if typing.get_origin(annotation) is tuple:
+        wrong += [(True,) * 13, ((50, 0.0),), ((50,),), ("1",)]
+    assert wrong
+    for value in wrong:
+        with pytest.raises(ValueError) as err:
+            rules_class(**{field: value})
+        assert f"Rules.{field}: expected " in str(err.value) and repr(value) in str(err.value), (value, err.value)
+
+
+def test_type_errors_say_what_is_expected():
+    with pytest.raises(ValueError, match=r"Rules\.limit_inclusive: expected a bool \(True or False\), got 'no'"):
+        Rules(limit_inclusive="no")
+    with pytest.raises(ValueError, match=r"Rules\.num_players: expected an int, got 2\.0"):
+        get_rules("standard", 2.0)
+    with pytest.raises(ValueError, match=r"Rules\.challenge: expected one of 'reveal', 'asaf', got 'duel'"):
+        Rules(challenge="duel")
+    with pytest.raises(ValueError, match=r"Rules\.run_jokers_max: expected an int or None, got True"):
+        Rules(run_jokers_max=True)
+    with pytest.raises(ValueError, match=r"Rules\.rank_values: expected a tuple whose items are each an int"):
+        PisRules(rank_values=[15, 2, 3, 4, 5, 6, 20, 8, 9, 10, 25, 10, 10])
+    # the presets and every legal value still build
+    for preset in PRESETS.values():
+        assert Rules(**{f.name: getattr(preset, f.name) for f in dataclasses.fields(Rules)}) == preset

@@ -15,7 +15,7 @@ from aec_checks import check_illegal_actions_raise, place_reward, play_until_ill
 from pettingzoo.test import api_test, render_test, seed_test
 
 import yaniv_env
-from yaniv_env import PRESETS, engine
+from yaniv_env import PRESETS, engine, pis_yedili
 from yaniv_env.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
 from yaniv_env.observation import ObservationLayout, StateLayout, rules_vector
 from yaniv_env.render import hand_name
@@ -666,6 +666,12 @@ def test_wrapped_env_illegal_action_terminates_with_penalty(caplog):
         (1.0, "an action is an int id, got 1.0"),
         ("x", "an action is an int id, got 'x'"),
         (None, "an action is an int id, got None"),
+        (True, "an action is an int id, got True"),  # Discrete.contains takes it for 1
+        (False, "an action is an int id, got False"),
+        (np.True_, "an action is an int id, got np.True_"),
+        (np.float64(64.0), "an action is an int id, got np.float64(64.0)"),
+        (np.array(64), "an action is an int id, got array(64)"),
+        (np.array([64]), "an action is an int id, got array([64])"),
     ],
 )
 @pytest.mark.parametrize("make", [yaniv_env.raw_env, yaniv_env.env], ids=["raw", "wrapped"])
@@ -679,6 +685,41 @@ def test_action_out_of_the_space_is_named(make, action, message):
         env.step(action)
     assert str(err.value).startswith(f"{agent}: {message}")
     assert np.array_equal(env.unwrapped.state(), before) and env.agent_selection == agent
+
+
+@pytest.mark.parametrize("game", ["yaniv", "pis_yedili"])
+def test_observe_answers_for_an_agent_that_has_left(game):
+    # an illegal move ends the game (TerminateIllegalWrapper); every agent leaves, and each
+    # is still observed (SuperSuit's wrappers observe the last agent selected)
+    make = yaniv_env.env if game == "yaniv" else pis_yedili.env
+    env = make(num_players=3)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.unwrapped.observe(env.agent_selection)["action_mask"] == 0)[0]))
+    for _agent in env.agent_iter():
+        env.step(None)
+    assert not env.agents
+    for agent in env.possible_agents:
+        obs = env.observe(agent)
+        assert obs in env.observation_space(agent) and not obs["action_mask"].any()
+
+
+@pytest.mark.parametrize("game", ["yaniv", "pis_yedili"])
+@pytest.mark.parametrize("wrapper", ["sticky_actions_v0", "delay_observations_v0", "clip_reward_v0"])
+def test_supersuit_wrappers_play_whole_episodes(game, wrapper):
+    supersuit = pytest.importorskip("supersuit")
+    make, part = (yaniv_env.env, "round") if game == "yaniv" else (pis_yedili.env, "deal")
+    args = {"sticky_actions_v0": (0.5,), "delay_observations_v0": (1,), "clip_reward_v0": (-1, 1)}[wrapper]
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        env = getattr(supersuit, wrapper)(make(num_players=3, episode=part), *args)
+        env.reset(seed=seed)
+        steps = 0
+        for _agent in env.agent_iter(20_000):
+            obs, _, terminated, truncated, _ = env.last()
+            steps += 1
+            # sticky or delayed actions may be illegal: TerminateIllegalWrapper then ends the game
+            env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert not env.agents and steps > 1
 
 
 @pytest.mark.parametrize("make", [yaniv_env.raw_env, yaniv_env.env], ids=["raw", "wrapped"])

@@ -326,7 +326,7 @@ def test_illegal_action_raise():
 
 
 @pytest.mark.parametrize("illegal_action", ["terminate", "raise"])
-@pytest.mark.parametrize("action", [1543, 99999, -1, 1.0, "x", None, np.float64(3.0)])
+@pytest.mark.parametrize("action", [1543, 99999, -1, 1.0, "x", None, np.float64(3.0), True, False, np.True_])
 def test_action_outside_the_space_raises_whatever_illegal_action_says(illegal_action, action):
     # A programming error, not a move: it ends nothing and changes nothing.
     env = YanivGymEnv(rules="standard", num_players=2, illegal_action=illegal_action)

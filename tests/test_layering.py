@@ -28,6 +28,7 @@ LIGHT = [
     "yaniv_env.core",
     "yaniv_env.core.cards",
     "yaniv_env.core.frames",
+    "yaniv_env.core.cpus",
     "yaniv_env.core.game",
     "yaniv_env.core.imports",
     "yaniv_env.core.layout",
@@ -194,3 +195,29 @@ def _run(code: str) -> None:
     """Run ``code`` in a fresh interpreter; fail with its error output."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert out.returncode == 0, out.stderr
+
+
+def test_gymnasium_vector_env_needs_neither_sb3_nor_torch():
+    # the Stable-Baselines3 VecEnv lives in yaniv_env.vector.sb3, imported on first use
+    pytest.importorskip("numba")
+    _run(
+        "import sys, importlib.abc"
+        "\nclass Blocked(importlib.abc.MetaPathFinder):"
+        "\n    def find_spec(self, name, path=None, target=None):"
+        "\n        if name.split('.')[0] in ('stable_baselines3', 'sb3_contrib', 'torch'):"
+        "\n            raise ImportError(f'{name} is blocked')"
+        "\nsys.meta_path.insert(0, Blocked())"
+        "\nimport numpy as np"
+        "\nfrom yaniv_env.vector.envs import YanivVectorEnv"
+        "\nenvs = YanivVectorEnv('standard', num_envs=4, opponents='random')"
+        "\nobs, _ = envs.reset(seed=0)"
+        "\nfor _ in range(50):"
+        "\n    obs, rewards, terminated, truncated, infos = envs.step(envs.action_masks().argmax(axis=1))"
+        "\nassert not {'stable_baselines3', 'torch'} & set(sys.modules)"
+        "\ntry:"
+        "\n    from yaniv_env.vector.envs import YanivVecEnv"
+        "\nexcept ImportError as e:"
+        "\n    assert 'blocked' in str(e)"
+        "\nelse:"
+        "\n    raise AssertionError('YanivVecEnv imported without Stable-Baselines3')"
+    )

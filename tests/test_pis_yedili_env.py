@@ -356,7 +356,13 @@ def test_raw_env_illegal_action_raises_and_changes_nothing():
 
 @pytest.mark.parametrize(
     "action, message",
-    [(71, "action 71 is out of range 0..70"), (-1, "action -1 is out of range 0..70"), (1.0, "an action is an int id")],
+    [
+        (71, "action 71 is out of range 0..70"),
+        (-1, "action -1 is out of range 0..70"),
+        (1.0, "an action is an int id"),
+        (True, "an action is an int id, got True"),  # Discrete.contains takes it for 1
+        (np.array(1), "an action is an int id, got array(1)"),
+    ],
 )
 def test_wrapped_env_action_outside_the_space_is_named(action, message):
     env = pis_yedili.env(num_players=3)

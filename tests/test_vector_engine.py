@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from yaniv_env import engine
 from yaniv_env.core import seeding
+from yaniv_env.core.cpus import available_cpus
 from yaniv_env.rules import PRESETS, get_rules
 from yaniv_env.vector import BatchedYaniv, round_rewards
 from yaniv_env.vector import kernels as K
@@ -297,7 +298,7 @@ def test_bench_reports_batched_rows_next_to_the_scalar_engine(capsys):
 @pytest.mark.parametrize("name,players", CASES)
 def test_many_games_per_preset(name, players):
     games = int(os.environ.get("YANIV_VECTOR_GAMES", "2000"))
-    workers = int(os.environ.get("YANIV_VECTOR_WORKERS", str(os.cpu_count() or 1)))
+    workers = int(os.environ.get("YANIV_VECTOR_WORKERS", str(available_cpus())))
     summary = verify(get_rules(name, players), games=games, seed=7, greedy_share=0.5, workers=workers)
     print(summary.line())
     assert summary.divergences == 0 and summary.games == games

@@ -7,8 +7,11 @@ is tested whatever the engine), and on the batched engine itself."""
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("numba")
 
@@ -261,3 +264,253 @@ def test_self_play_acts_for_every_seat():
     assert seen == {0, 1, 2} and ended > 0
     # round_win: one point per round winner, nothing else
     assert totals.sum() >= ended and np.all(totals == np.round(totals))
+
+
+# -- hostile input: every bad batch of actions is refused before any game moves ------------------------------------
+
+
+def _bad_value(legal: np.ndarray, masks_row: np.ndarray):
+    """Strategies of one action that is not a legal id of its game."""
+    illegal = np.flatnonzero(~masks_row)
+    return st.one_of(
+        st.integers(max_value=-1),
+        st.integers(min_value=len(masks_row), max_value=2**70),
+        st.sampled_from(illegal.tolist()),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.sampled_from([float(legal[0]), np.float32(legal[0]), True, False, np.True_]),
+        st.text(max_size=3),
+        st.sampled_from([None, object(), [int(legal[0])], {"a": 1}]),
+    )
+
+
+@st.composite
+def bad_actions(draw, masks: np.ndarray) -> tuple:
+    """A batch of actions with something wrong (one game's action, the dtype or the shape)
+    and the start of the message that must refuse it."""
+    B = len(masks)
+    legal = [np.flatnonzero(m) for m in masks]
+    good = [int(draw(st.sampled_from(ids.tolist()))) for ids in legal]
+    kind = draw(st.sampled_from(["one game", "dtype", "shape"]))
+    if kind == "one game":
+        b = draw(st.integers(0, B - 1))
+        actions = list(good)
+        actions[b] = draw(_bad_value(legal[b], masks[b]))
+        return draw(st.sampled_from([actions, tuple(actions), np.array(actions, dtype=object)])), f"game {b}: "
+    if kind == "dtype":
+        dtype = draw(st.sampled_from([np.float64, np.float32, bool, str, object]))
+        actions = np.array(good, dtype=dtype) if dtype is not object else np.array([float(a) for a in good], object)
+        return actions, "game 0: "
+    shape = draw(st.sampled_from(["short", "long", "column", "scalar", "empty", "ragged"]))
+    actions = {
+        "short": good[:-1],
+        "long": good + [good[0]],
+        "column": np.array(good).reshape(B, 1),
+        "scalar": good[0],
+        "empty": [],
+        "ragged": [good[:1]] * B,
+    }[shape]
+    return actions, f"actions must be {B} action ids"
+
+
+def _learner_state(g: LearnerGames) -> list:
+    """Everything a learner-games step may change: the engine's arrays and the wrapper's."""
+    return [
+        *(a.copy() for a in g.engine._st),
+        g.engine.game_seeds.copy(),
+        g.seats.copy(),
+        g.choice.copy(),
+        g.opponent_keys.copy(),
+        g._carry.copy(),
+        g._returns.copy(),
+        g._lengths.copy(),
+        g.action_masks().copy(),
+        g.engine.observations(),
+        [r.bit_generator.state for r in g._slot_rngs],
+    ]
+
+
+HOSTILE = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("kind", ["gymnasium", "sb3"])
+def test_bad_actions_change_no_game(kind):
+    def make():
+        if kind == "gymnasium":
+            env = YanivVectorEnv("standard", num_envs=4, num_players=3, opponents="random", turn_limit=30)
+            env.reset(seed=3)
+        else:
+            env = YanivVecEnv("standard", num_envs=4, num_players=3, opponents="random", turn_limit=30)
+            env.seed(3)
+            env.reset()
+        return env
+
+    @HOSTILE
+    @given(data=st.data(), warmup=st.integers(0, 25))
+    def check(data, warmup):
+        env, twin = make(), make()  # the twin never sees the bad input
+        for _ in range(warmup):  # to some state of the games, the same in both
+            first_legal = env.action_masks().argmax(axis=1)
+            env.step(first_legal), twin.step(first_legal)
+        masks = env.action_masks().copy()
+        actions, message = data.draw(bad_actions(masks))
+        before = _learner_state(env.games)
+        with pytest.raises(ValueError) as refused:
+            env.step(actions)
+        assert str(refused.value).startswith(message)
+        np.testing.assert_equal(_learner_state(env.games), before)
+        # the next legal step plays as on the twin that never saw the bad input
+        legal = np.array([data.draw(st.sampled_from(np.flatnonzero(m).tolist())) for m in masks])
+        out, twin_out = env.step(legal), twin.step(legal.copy())
+        np.testing.assert_equal(out[:-1], twin_out[:-1])
+        np.testing.assert_equal(_learner_state(env.games), _learner_state(twin.games))
+
+    check()
+
+
+def _self_play_state(sp: BatchedSelfPlay) -> list:
+    e = sp.engine
+    return [
+        *(a.copy() for a in e._st),
+        e.game_seeds.copy(),
+        e._next_seed,
+        sp.seats,
+        sp.observations,
+        sp.masks,
+        sp.last_ranking.copy(),
+    ]
+
+
+def test_bad_actions_change_no_self_play_game():
+    def make():
+        sp = BatchedSelfPlay("standard", num_envs=4, num_players=3, turn_limit=30)
+        sp.reset(seed=4)
+        return sp
+
+    @HOSTILE
+    @given(data=st.data(), warmup=st.integers(0, 25))
+    def check(data, warmup):
+        sp, twin = make(), make()  # the twin never sees the bad input
+        for _ in range(warmup):
+            first_legal = sp.masks.argmax(axis=1)
+            sp.step(first_legal), twin.step(first_legal)
+        actions, message = data.draw(bad_actions(sp.masks))
+        before = _self_play_state(sp)
+        with pytest.raises(ValueError) as refused:
+            sp.step(actions)
+        assert str(refused.value).startswith(message)
+        np.testing.assert_equal(_self_play_state(sp), before)
+        legal = np.array([data.draw(st.sampled_from(np.flatnonzero(m).tolist())) for m in sp.masks])
+        np.testing.assert_equal(sp.step(legal), twin.step(legal.copy()))
+        np.testing.assert_equal(_self_play_state(sp), _self_play_state(twin))
+
+    check()
+
+
+@pytest.mark.parametrize(
+    ("actions", "message"),
+    [
+        ([-1, None], r"game 0: illegal action -1 \(not an action id: the ids are 0\.\.\d+\); legal: \d+ \("),
+        ([1.5, None], r"game 0: action 1\.5 is not an action id \(an int 0\.\.\d+\); legal: \d+ \("),
+        ([3.0, None], r"game 0: action 3\.0 is not an action id"),
+        ([None, True], r"game 1: action True is not an action id"),
+        ([None, "2"], r"game 1: action '2' is not an action id"),
+        ([None, float("nan")], r"game 1: action nan is not an action id"),
+        ([None, 2.5], r"game 1: action 2\.5 is not an action id"),
+    ],
+)
+def test_bad_action_messages_name_the_game_the_action_and_the_legal_ones(actions, message):
+    envs = YanivVectorEnv("standard", num_envs=2, opponents="random")
+    envs.reset(seed=0)
+    legal = envs.action_masks().argmax(axis=1)
+    actions = [legal[i] if a is None else a for i, a in enumerate(actions)]
+    with pytest.raises(ValueError, match=message):
+        envs.step(actions)
+
+
+def test_integer_arrays_of_any_width_are_actions():
+    a, b = (YanivVectorEnv("standard", num_envs=3, opponents="random") for _ in range(2))
+    a.reset(seed=1), b.reset(seed=1)
+    ids = a.action_masks().argmax(axis=1)
+    np.testing.assert_equal(a.step(ids.astype(np.uint16))[:4], b.step(ids.tolist())[:4])
+
+
+def test_step_before_reset_raises():
+    with pytest.raises(RuntimeError, match="reset"):
+        YanivVectorEnv("standard", num_envs=2).step([0, 0])
+    with pytest.raises(RuntimeError, match="reset"):
+        BatchedSelfPlay("standard", num_envs=2).step([0, 0])
+
+
+@pytest.mark.parametrize("num_envs", [0, -1, True, 2.0, "2", None])
+def test_num_envs_must_be_a_positive_int(num_envs):
+    for make in (YanivVectorEnv, BatchedSelfPlay):
+        with pytest.raises(ValueError, match="num_envs must be a positive int"):
+            make("standard", num_envs=num_envs)
+
+
+# -- env_method / call, get_attr, set_attr: per game where a game has its own answer ---------------------------------
+
+
+def test_sb3_env_method_reset_restarts_only_the_games_named():
+    venv = YanivVecEnv("standard", num_envs=3, opponents="random")
+    venv.seed(5)
+    obs = venv.reset()
+    state = _learner_state(venv.games)
+    results = venv.env_method("reset", indices=[1], seed=40)
+    after = venv.games
+    assert len(results) == 1 and results[0][0].shape == obs[1].shape
+    single = YanivGymEnv("standard", opponents="random", learner_seat="random")
+    np.testing.assert_array_equal(results[0][0], single.reset(seed=40)[0])  # game 1 now plays seed 40's episode
+    now = _learner_state(after)
+    for b in (0, 2):  # the other games are untouched
+        np.testing.assert_array_equal(after.engine.observations()[b], obs[b])
+        np.testing.assert_equal([a[b] for a in now], [a[b] for a in state])
+    # whole-batch methods: once for every game; not for some games only
+    assert venv.env_method("seed", 9) == [[9, 10, 11]] * 3
+    with pytest.raises(ValueError, match="'seed' belongs to the whole batch of 3 games"):
+        venv.env_method("seed", 9, indices=[0, 2])
+    assert venv.get_attr("seat", indices=[2, 0]) == [int(after.seats[2]), int(after.seats[0])]
+    assert venv.get_attr("rules", indices=1) == [venv.rules]
+    np.testing.assert_array_equal(venv.env_method("action_masks", indices=[2]), venv.action_masks()[[2]])
+    venv.set_attr("render_mode", None)
+    with pytest.raises(ValueError, match="whole batch"):
+        venv.set_attr("render_mode", None, indices=[0])
+    with pytest.raises(ValueError, match="read-only"):
+        venv.set_attr("seat", 1)
+    with pytest.raises(ValueError, match="indices must be"):
+        venv.get_attr("seat", indices=[3])
+    with pytest.raises(ValueError, match="indices must be"):
+        venv.env_method("action_masks", indices=[True])
+    assert venv.env_is_wrapped(object, indices=[0, 1]) == [False, False]
+    for bad in (True, 2.5, [1, 2, 3]):
+        with pytest.raises(ValueError, match="seed must be an int or None"):
+            venv.seed(bad)
+
+
+def test_gymnasium_call_get_attr_set_attr_and_reset_mask():
+    envs = YanivVectorEnv("standard", num_envs=3, opponents="random")
+    assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    obs, _ = envs.reset(seed=2)
+    assert envs.get_attr("seat") == tuple(int(s) for s in envs.games.seats)
+    assert envs.get_attr("num_envs") == (3, 3, 3)
+    masks = envs.call("action_masks")
+    assert len(masks) == 3 and all(m.shape == (envs.single_action_space.n,) for m in masks)
+    assert envs.call("set_pool", [], 0.0) == (0, 0, 0)
+    envs.set_attr("tag", "x")
+    envs.set_attr("tag", ["y", "y", "y"])
+    assert envs.get_attr("tag") == ("y", "y", "y")
+    with pytest.raises(ValueError, match="share one tag"):
+        envs.set_attr("tag", ["a", "b", "c"])
+    with pytest.raises(ValueError, match="2 values for 3 games"):
+        envs.set_attr("tag", ["a", "b"])
+    again, _ = envs.reset(seed=[None, 11, None], options={"reset_mask": np.array([False, True, False])})
+    np.testing.assert_array_equal(again[[0, 2]], obs[[0, 2]])
+    single = YanivGymEnv("standard", opponents="random", learner_seat="random")
+    np.testing.assert_array_equal(again[1], single.reset(seed=11)[0])
+    for bad in (np.array([1, 0, 0]), np.zeros(3, bool), np.ones(2, bool)):
+        with pytest.raises(ValueError, match="reset_mask"):
+            envs.reset(options={"reset_mask": bad})
+    with pytest.raises(ValueError, match="seed must be"):
+        envs.reset(seed=[1, 2])
+    with pytest.raises(ValueError, match="seed must be"):
+        envs.reset(seed=True)

@@ -118,7 +118,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import os
 import random
 import signal
 import sys
@@ -136,6 +135,7 @@ from training.envs import make_train_venv, vec_env_kind
 from training.imitation import imitation_pretrain
 from training.plots import plot_learning_curve
 from training.run_state import Run
+from yaniv_env.core.cpus import available_cpus
 from yaniv_env.games import get_game
 
 __all__ = ["GAME_DEFAULTS", "Args", "ConfigError", "apply_game_defaults", "main", "parse_args", "train"]
@@ -165,7 +165,7 @@ class Args:
     seed: int = 1
     """Seed of random, numpy, torch, the environments and the opponents."""
     n_envs: int = 16
-    """Parallel environments (0: one per CPU core). The policy's forward pass costs about
+    """Parallel environments (0: one per CPU this process may use). The policy's forward pass costs about
     the same for 1 or 16 observations, so many in-process environments amortise it: on 2
     cores 16 give ~3x the steps/s of 2."""
     vec_env: str = "auto"
@@ -174,7 +174,7 @@ class Args:
     environment each, in this process; ``subproc``: one process each; ``auto``: batched
     where it can run (Yaniv), else dummy."""
     torch_threads: int = 1
-    """torch.set_num_threads for training (0: the number of CPU cores). More than one
+    """torch.set_num_threads for training (0: the CPUs this process may use). More than one
     thread is much slower when the cores are shared with other work."""
     opponents: str = "heuristic:1"
     """Opponent mix: comma-separated agent names (``agents.make``) or .zip models, each
@@ -349,7 +349,7 @@ def final_evaluation(args: Args, model_path: Path, rules, run_dir: Path) -> int:
     entrants = [
         n for n, _ in config.filter_available(parse_mix(args.final_eval_opponents), rules, "final evaluation", False)
     ]
-    workers = max(1, min(args.n_envs or os.cpu_count() or 1, os.cpu_count() or 1))
+    workers = min(args.n_envs or available_cpus(), available_cpus())
     games = whole_deals(args.final_eval_games, 2, args.num_players, duplicate=True)
     unit = "games" if args.final_eval_episode == "game" else f"single-{game.part} games"
     print(
@@ -396,7 +396,7 @@ def train(args: Args, given: set[str] | None = None) -> int:
         args, run_dir, rules, meta, mix, eval_mix = config.validate(args, given or set())
     except ValueError as e:
         raise ConfigError(str(e)) from None
-    cores = os.cpu_count() or 1
+    cores = available_cpus()
     n_envs = args.n_envs or cores
     threads = args.torch_threads or cores
     torch.set_num_threads(threads)

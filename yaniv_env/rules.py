@@ -149,9 +149,6 @@ class Rules(RulesBase):
     round_limit: int = 500
     """Rounds in one game before it ends, ranked by score (reported as truncation)."""
 
-    def __post_init__(self) -> None:
-        self._validate()
-
     # -- derived values ---------------------------------------------------------------
     @property
     def num_decks(self) -> int:
@@ -193,36 +190,6 @@ class Rules(RulesBase):
     # -- validation -------------------------------------------------------------------
     def _validate(self) -> None:
         bad = self._bad
-        self._check_choices(
-            {
-                "challenge": ("reveal", "asaf"),
-                "beaten_winners_score": ("zero", "hand"),
-                "set_pickup": ("any", "ends", "top"),
-                "run_pickup": ("any", "ends", "top"),
-                "set_jokers": ("none", "pair", "any"),
-                "next_leader": ("winner", "caller"),
-                "slam": ("none", "single", "same_rank"),
-                "milestone": ("none", "halve", "subtract", "table"),
-                "game_end": ("last_standing", "first_to_limit"),
-                "stock_exhaustion": ("reshuffle", "draw"),
-            }
-        )
-        self._check_ints(
-            (
-                "num_players",
-                "jokers_per_deck",
-                "decks",
-                "hand_size",
-                "call_max",
-                "penalty",
-                "run_min",
-                "milestone_every",
-                "milestone_subtract",
-                "score_limit",
-                "turn_limit",
-                "round_limit",
-            )
-        )
         self._check_at_least(0, ("jokers_per_deck", "call_max", "penalty"))
         self._check_at_least(1, ("hand_size", "score_limit", "turn_limit", "round_limit", "milestone_every"))
         if self.decks not in (1, 2):
@@ -246,14 +213,9 @@ class Rules(RulesBase):
                 f"the {self.deck_size} cards of {self.num_decks} deck(s) "
                 "(a face-up card and a stock card are needed too)",
             )
-        for option in ("beaten_caller_alone", "slam_joker_on_joker", "private_windows"):
-            if not isinstance(getattr(self, option), bool):
-                bad(option, f"must be a bool, got {getattr(self, option)!r}")
         if self.beaten_caller_alone and self.beaten_winners_score == "hand":
             bad("beaten_caller_alone", "nobody but a beaten caller scores, so beaten_winners_score must be 'zero'")
         if self.milestone_max is not None:
-            if isinstance(self.milestone_max, bool) or not isinstance(self.milestone_max, int):
-                bad("milestone_max", f"must be an int or None, got {self.milestone_max!r}")
             if self.milestone_max < self.milestone_every:
                 bad("milestone_max", f"must be ≥ milestone_every ({self.milestone_every}), got {self.milestone_max}")
             if self.milestone not in ("halve", "subtract"):
@@ -264,11 +226,7 @@ class Rules(RulesBase):
             bad("milestone_table", "milestone 'table' needs at least one (total, new total) pair")
         if self.milestone_table:
             for pair in self.milestone_table:
-                if (
-                    not isinstance(pair, tuple)
-                    or len(pair) != 2
-                    or not all(isinstance(v, int) and v >= 0 for v in pair)
-                ):
+                if min(pair) < 0:
                     bad("milestone_table", f"entries must be (total, new total) pairs of ints ≥ 0, got {pair!r}")
             if self.milestone != "table":
                 bad("milestone_table", f"is only used with milestone='table' (milestone is {self.milestone!r})")
@@ -277,8 +235,6 @@ class Rules(RulesBase):
                 bad("rounds_per_player", f"must be ≥ 1 or None, got {self.rounds_per_player}")
             if self.game_end != "first_to_limit":
                 bad("rounds_per_player", "a fixed number of rounds goes with game_end='first_to_limit'")
-        if not isinstance(self.name, str):
-            bad("name", f"must be a str, got {self.name!r}")
 
 
 STANDARD = Rules(name="standard")

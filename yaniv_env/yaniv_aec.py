@@ -72,7 +72,10 @@ Observation
 -----------
 ``{"observation": float32 (S,), "action_mask": int8 (N,)}`` from the acting player's seat,
 opponents in turn order. The mask is exactly the engine's legal moves (all zeros for an
-agent that is not to act). The vector is built from named pieces; the index table is in
+agent that is not to act). ``observe(agent)`` answers for every agent of
+``possible_agents``, one that has left the game too (the table from its seat, an all-zero
+mask), as SuperSuit's wrappers expect when they observe the last agent selected. The
+vector is built from named pieces; the index table is in
 :mod:`yaniv_env.observation` and ``env.unwrapped.layout.table()`` prints the offsets;
 ``env.unwrapped.layout.split(obs)`` returns the pieces by name. ``state()`` is the full
 information vector for centralised critics (:class:`yaniv_env.observation.StateLayout`).
@@ -126,9 +129,10 @@ Bad input
 leaves the state untouched. ``env()`` adds PettingZoo's
 ``TerminateIllegalWrapper`` (an illegal move ends the game with reward -1 for the
 offender) and ``OrderEnforcingWrapper`` (calls before ``reset()`` raise), extended by
-``core.aec.CheckedOrderEnforcingWrapper``: an action outside the action space (an id
-out of range, a float, a string, ``None`` for a live agent) raises the same
-``ValueError`` as ``raw_env`` instead of a bare ``AssertionError``, state untouched.
+``core.aec.CheckedOrderEnforcingWrapper``: anything ``raw_env`` refuses as an action id
+(an id out of range, a bool, a float such as ``1.0``, a string, an array, ``None`` for a
+live agent) raises the same ``ValueError`` as ``raw_env`` instead of a bare
+``AssertionError`` or a NumPy error, state untouched; NumPy integers are ids.
 ``step()`` or ``last()`` once the game is over (every agent has left), and on
 ``raw_env`` before the first ``reset()``, raise ``core.aec.ResetNeededError`` (a
 ``RuntimeError``) saying to call ``reset()``. The Gymnasium wrapper raises ``ValueError``
@@ -211,11 +215,7 @@ class raw_env(CardGameEnv):
         seat = self._seat[agent]
         g = self.game
         mask = np.zeros(self._num_actions, dtype=np.int8)
-        if (
-            g.current == seat
-            and agent == self.agent_selection
-            and not (self.terminations[agent] or self.truncations[agent])
-        ):
+        if g.current == seat and agent == self.agent_selection and self._in_play(agent):
             for a in engine.legal_actions(g):  # about three ids: faster one by one than by index array
                 mask[a] = 1
         return {"observation": self.layout.build(g, seat), "action_mask": mask}

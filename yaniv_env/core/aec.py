@@ -32,8 +32,10 @@ def place_reward(place: int, players: int) -> float:
 
 class FastDiscrete(spaces.Discrete):
     """``gymnasium.spaces.Discrete`` whose :meth:`contains` answers a plain ``int``
-    without NumPy calls (the wrapper of :func:`wrap` asks at every step);
-    other values go to ``spaces.Discrete.contains``. The answers are the same."""
+    without NumPy calls (loops and wrappers that check every action ask it at every step);
+    other values go to ``spaces.Discrete.contains``. The answers are the same (``True``
+    is in the space, as ``1``: the environments' own check refuses it, see
+    :class:`CheckedOrderEnforcingWrapper`)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -54,20 +56,23 @@ class ResetNeededError(RuntimeError):
 class CheckedOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` (calls before ``reset()`` raise its own
     errors) that also refuses, with the raw environment's messages and before any inner
-    wrapper sees them, an action outside the action space (``ValueError`` naming the
-    agent, the action and the legal ones, where ``AssertOutOfBoundsWrapper`` asserts
-    without saying which) and ``step()`` or ``last()`` once the game is over
-    (:class:`ResetNeededError`, where PettingZoo warns or raises ``KeyError``)."""
+    wrapper sees them, what the raw environment refuses as an action id (``ValueError``
+    naming the agent, the action and the legal ones, where ``AssertOutOfBoundsWrapper``
+    asserts without saying which, and where ``Discrete.contains`` takes ``True`` for
+    ``1`` and ``TerminateIllegalWrapper`` then indexes the mask with it) and ``step()`` or
+    ``last()`` once the game is over (:class:`ResetNeededError`, where PettingZoo warns or
+    raises ``KeyError``)."""
 
     def step(self, action) -> None:
         if self._has_reset:
             if not self.agents:
                 raise self.unwrapped.no_game_error()
             agent = self.agent_selection
-            if not self.action_space(agent).contains(action) and not (
-                action is None and (self.terminations[agent] or self.truncations[agent])
-            ):
-                raise self.unwrapped.action_error(agent, action)
+            if not (action is None and (self.terminations[agent] or self.truncations[agent])):
+                try:
+                    self.unwrapped.table.check_id(action)
+                except ValueError:
+                    raise self.unwrapped.action_error(agent, action) from None
         super().step(action)
 
     def last(self, observe: bool = True):
@@ -276,6 +281,12 @@ class CardGameEnv(AECEnv):
     def legal_actions(self) -> list[int]:
         """Legal ids for ``agent_selection``."""
         return self._engine.legal_actions(self.game)
+
+    def _in_play(self, agent: str) -> bool:
+        """Whether ``agent`` is still in the game: neither terminated nor truncated, nor gone
+        (an agent that has left is in no dict; :meth:`observe` answers for it all the same,
+        with no legal move)."""
+        return not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
 
     # -- what each game fills in ---------------------------------------------------------
     def _new_game(self) -> None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
+import types
+import typing
 from collections.abc import Iterable, Mapping
-from typing import NoReturn, TypeVar
+from typing import Literal, NoReturn, TypeVar
 
 _R = TypeVar("_R", bound="RulesBase")
 
@@ -14,7 +17,23 @@ class RulesBase:
     """What the rules dataclasses of every game (:class:`yaniv_env.Rules`,
     :class:`yaniv_env.pis_yedili.Rules`) share: copies with changes, the description of
     what differs from a preset, the validation helpers and the preset lookup. A subclass
-    is a frozen dataclass with ``name`` and ``num_players`` fields."""
+    is a frozen dataclass with ``name`` and ``num_players`` fields, and a ``_validate``
+    method for its ranges and combinations.
+
+    Every field's value is checked against the field's annotation first (:meth:`_check_types`,
+    one checker for every field of every game): ``bool`` fields take only ``True`` or
+    ``False`` (not ``1``, ``"no"``, ``np.True_``); ``int`` fields only Python ints (not
+    bools, floats such as ``2.0``, NumPy integers); ``str`` fields only strings;
+    ``Literal`` choices only one of their strings; ``X | None`` also ``None``; tuples only
+    tuples of the annotated items. A wrong type raises ``ValueError`` (as every invalid
+    option does, not ``TypeError``) naming the field, the value and what is expected."""
+
+    def __post_init__(self) -> None:
+        self._check_types()
+        self._validate()
+
+    def _validate(self) -> None:
+        """The subclass's checks of ranges and combinations (the types are checked before)."""
 
     #: How :meth:`lookup`'s errors name a preset and a rules object of this game.
     _preset_kind = "rules preset"
@@ -85,8 +104,8 @@ class RulesBase:
         elif not isinstance(rules, cls):
             got = f"a {rules._object_kind}" if isinstance(rules, RulesBase) else type(rules).__name__
             raise ValueError(f"rules must be a preset name or a {cls._object_kind}, got {got}")
-        if num_players is not None and num_players != rules.num_players:
-            rules = rules.with_players(num_players)
+        if num_players is not None and (type(num_players) is not int or num_players != rules.num_players):
+            rules = rules.with_players(num_players)  # checks the count (2.0 equals 2 but is refused)
         return rules
 
     # -- validation helpers: each raises ValueError("Rules.<option>: <reason>") -----------
@@ -94,21 +113,64 @@ class RulesBase:
     def _bad(option: str, reason: str) -> NoReturn:
         raise ValueError(f"Rules.{option}: {reason}")
 
-    def _check_choices(self, choices: Mapping[str, tuple[str, ...]]) -> None:
-        for option, allowed in choices.items():
-            if getattr(self, option) not in allowed:
-                self._bad(option, f"{getattr(self, option)!r} is not one of {', '.join(allowed)}")
-
-    def _check_ints(self, options: Iterable[str]) -> None:
-        for option in options:
+    def _check_types(self) -> None:
+        """Every field's value against its annotation (see the class docstring)."""
+        for option, annotation in _field_types(type(self)):
             value = getattr(self, option)
-            if not isinstance(value, int) or isinstance(value, bool):
-                self._bad(option, f"must be an int, got {value!r}")
+            if not _conforms(value, annotation):
+                self._bad(option, f"expected {_expected(annotation)}, got {value!r}")
 
     def _check_at_least(self, low: int, options: Iterable[str]) -> None:
         for option in options:
             if getattr(self, option) < low:
                 self._bad(option, f"must be ≥ {low}, got {getattr(self, option)}")
+
+
+@functools.cache
+def _field_types(cls: type) -> tuple[tuple[str, object], ...]:
+    """``(name, annotation)`` of each field of the rules dataclass ``cls``, resolved."""
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
+
+
+def _is_union(annotation: object) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def _conforms(value: object, annotation: object) -> bool:
+    """Whether ``value`` is of the type ``annotation`` says (bool, int, str, None, unions,
+    ``Literal`` choices, tuples); exact: a bool is no int, a NumPy scalar no Python one."""
+    if annotation in (bool, int, str):
+        return type(value) is annotation
+    if annotation is type(None):
+        return value is None
+    if _is_union(annotation):
+        return any(_conforms(value, a) for a in typing.get_args(annotation))
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Literal:
+        return any(type(value) is type(choice) and value == choice for choice in args)
+    if origin is tuple:
+        if type(value) is not tuple:
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_conforms(v, args[0]) for v in value)
+        return len(value) == len(args) and all(_conforms(v, a) for v, a in zip(value, args, strict=True))
+    raise TypeError(f"no check for the rules field type {annotation!r}")  # a field type added without one
+
+
+def _expected(annotation: object) -> str:
+    """``annotation`` in words, for the error message."""
+    plain = {bool: "a bool (True or False)", int: "an int", str: "a str", type(None): "None"}
+    if annotation in plain:
+        return plain[annotation]
+    if _is_union(annotation):
+        return " or ".join(_expected(a) for a in typing.get_args(annotation))
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if len(args) == 2 and args[1] is Ellipsis:
+        return f"a tuple whose items are each {_expected(args[0])}"
+    return f"a tuple ({', '.join(_expected(a) for a in args)})"
 
 
 __all__ = ["RulesBase"]

@@ -71,7 +71,8 @@ Observation
 ``{"observation": float32 (195 + 3n,), "action_mask": int8 (71,)}`` from the observing
 player's seat, other seats clockwise from it. The mask is exactly the engine's legal
 moves for the player to act (all zeros for every other agent, between deals and at the
-end). The index table is in :mod:`yaniv_env.pis_yedili.observation`;
+end, and for an agent that has left the game, whose observation SuperSuit's wrappers
+read). The index table is in :mod:`yaniv_env.pis_yedili.observation`;
 ``env.unwrapped.layout.table()`` prints the offsets and ``env.unwrapped.layout.split(obs)``
 returns the pieces by name. ``state()`` is the full-information vector.
 
@@ -107,7 +108,8 @@ Bad input
 ``raw_env.step`` raises ``ValueError`` naming the illegal action, why it is illegal and the
 legal ones, and leaves the state untouched. ``env()`` is :func:`yaniv_env.core.aec.wrap`
 around it, as for Yaniv: an illegal move ends the game with reward -1 for the offender;
-an action outside the action space raises that same ``ValueError``; ``step()`` or
+anything ``raw_env`` refuses as an action id (out of range, a bool, a float, an array,
+``None`` for a live agent) raises that same ``ValueError``; ``step()`` or
 ``last()`` once the game is over (and on ``raw_env`` before ``reset()``) raise
 ``ResetNeededError`` saying to call ``reset()``.
 
@@ -251,7 +253,7 @@ class raw_env(CardGameEnv):
         seat = self._seat[agent]
         g = self.game
         mask = np.zeros(self.table.num_actions, dtype=np.int8)
-        if g.current == seat and g.phase < DEAL_OVER:
+        if g.current == seat and g.phase < DEAL_OVER and self._in_play(agent):
             mask[engine.legal_actions(g)] = 1
         return {"observation": self.layout.build(g, seat), "action_mask": mask}
 

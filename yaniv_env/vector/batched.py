@@ -98,9 +98,9 @@ class BatchedYaniv:
         autoreset: bool = False,
     ):
         self.rules = get_rules(rules, num_players)
-        if not isinstance(num_envs, int) or num_envs < 1:
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.num_envs = num_envs
+        self.num_envs = num_envs = int(num_envs)
         self.num_players = n = self.rules.num_players
         self.autoreset = autoreset
         self.table = action_table(self.rules)

@@ -4,8 +4,9 @@ Each game of the batch picks uniformly among its legal actions with a counter-ba
 SplitMix64 stream of its own (no Python per decision), and a finished game restarts at once,
 so the figures are the engine's. A *turn* is one player's whole turn (``state.turns``, as in
 the scalar rows of ``yaniv bench``); decisions (discard, draw, slam, ...) are reported too.
-One core: the serial kernel; two cores: the same loop with Numba's ``prange`` over games on
-two threads.
+One core: the serial kernel; two cores (when the process may use two CPUs,
+:func:`yaniv_env.core.cpus.available_cpus`): the same loop with Numba's ``prange`` over
+games on two threads.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 
 import numpy as np
 
+from ..core.cpus import available_cpus
 from . import kernels as K
 from .batched import BatchedYaniv, compile_seconds
 
@@ -62,10 +64,20 @@ def _play(eng: BatchedYaniv, threads: int, seconds: float, seed: int) -> dict[st
 
 
 def bench_batched(
-    rules, seconds: float, seed: int = 0, sizes: tuple[int, ...] = (1, 64, 1024), threads: tuple[int, ...] = (1, 2)
+    rules,
+    seconds: float,
+    seed: int = 0,
+    sizes: tuple[int, ...] = (1, 64, 1024),
+    threads: tuple[int, ...] | None = None,
 ) -> dict:
-    """Batched random play at each batch size and thread count, the compile (or cache load)
-    time apart, and the memory of a 1,024-game batch."""
+    """Batched random play at each batch size and thread count (default: 1, and 2 when two
+    CPUs are available), the compile (or cache load) time apart, and the memory of a
+    1,024-game batch. A thread count above the CPUs available raises ``ValueError``."""
+    cpus = available_cpus()
+    if threads is None:
+        threads = (1, 2) if cpus >= 2 else (1,)
+    elif any(t < 1 or t > cpus for t in threads):
+        raise ValueError(f"threads must be between 1 and the {cpus} CPU(s) this process may use, got {threads}")
     result: dict = {"compile_seconds": compile_seconds(), "runs": {}}
     for t in threads:
         for B in sizes:

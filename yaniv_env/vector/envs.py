@@ -20,7 +20,9 @@ YanivVectorEnv      ``gymnasium.vector.VectorEnv``; same-step autoreset
                     last one is ``infos["final_obs"][i]`` (``infos["_final_obs"][i]`` True)
 YanivVecEnv         ``stable_baselines3`` ``VecEnv`` (autoreset as SB3 does it: the last
                     observation is ``infos[i]["terminal_observation"]``); ``action_masks()``
-                    returns bool ``[B, A]``, also through ``env_method("action_masks")``
+                    returns bool ``[B, A]``, also through ``env_method("action_masks")``;
+                    defined in :mod:`yaniv_env.vector.sb3` (this module imports it on first
+                    use, so ``YanivVectorEnv`` needs neither SB3 nor torch)
 BatchedSelfPlay     every seat of every game is the caller's: the acting seat, observations and
                     masks of B games, and per-seat rewards, for one network playing all seats
 ==================  ==========================================================================
@@ -32,10 +34,26 @@ Each game of a learner environment is the game :class:`yaniv_env.gym_env.YanivGy
 ``reset(seed=s)`` plays the episodes a ``YanivGymEnv`` reset with ``seed=s + i`` and then
 without a seed would play (same seats, same deals, same opponents' decisions for the random,
 greedy and heuristic opponents: :mod:`agents.batched`), and the same redeal when the
-opponents end an episode before the learner's first decision. Differences: an illegal
-learner action raises ``ValueError`` naming the game, the action and the legal ones (no game
-changes); in ``"round"`` episodes the last observation shows the next round dealt (the
-batched engine starts it at once), not the finished round.
+opponents end an episode before the learner's first decision. Difference: in ``"round"``
+episodes the last observation shows the next round dealt (the batched engine starts it at
+once), not the finished round.
+
+Bad input: the whole batch of actions is checked before any game moves
+(:func:`check_actions`, for the three classes; SB3's ``step_async`` only stores the
+actions, ``step_wait`` checks them first). An action the mask forbids, a negative or
+out-of-range id, a non-integer (floats, even ``3.0``; bools; NaN; strings; objects) or
+an array of another shape raises ``ValueError`` naming the game, the action and its legal
+ones, and no game changes. Actions are integer arrays (any width: MaskablePPO's int64,
+``uint16``...) or sequences of ints; a policy that outputs floats is cast by its caller.
+``num_envs`` is a positive int (not ``True`` or ``2.0``).
+
+Per game: ``YanivVecEnv.env_method``/``get_attr``/``set_attr`` honour ``indices``, and
+``YanivVectorEnv`` has Gymnasium's ``call``/``get_attr``/``set_attr`` (:class:`GameAccess`):
+``reset`` restarts only the games named (``env_method("reset", indices=[0], seed=s)``
+plays in game 0 what ``YanivGymEnv.reset(seed=s)`` would; Gymnasium's
+``reset(options={"reset_mask": mask})`` likewise), ``action_masks`` and ``seat`` answer per
+game. Other methods and attributes are the batch's: read for any games, but called or set
+for the whole batch only (``ValueError`` for some games).
 
 Opponents (one spec per other seat, or one for all) are agent names, agent objects or
 batched agents (``act_batch``); the random, greedy, heuristic and trained agents act in
@@ -63,13 +81,16 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from ..actions import action_table
 from ..core.policies import batched_policy
 from ..core.seeding import seeded_key
 from ..rules import get_rules
 from ..yaniv_aec import EPISODES, REWARD_SCHEMES
 from . import BatchedYaniv, round_rewards
 
-__all__ = ["LearnerGames", "YanivVectorEnv", "YanivVecEnv", "BatchedSelfPlay"]
+# YanivVecEnv (Stable-Baselines3) lives in .sb3, which needs SB3 and torch; this module does
+# not: it is imported from there on first use (module __getattr__ below).
+__all__ = ["LearnerGames", "YanivVectorEnv", "BatchedSelfPlay", "check_actions", "game_indices"]
 
 #: Deals tried per reset before giving up (as :attr:`YanivGymEnv.MAX_REDEALS`).
 MAX_REDEALS = 100
@@ -114,6 +135,76 @@ def _opponent_table(opponents, opponent_mix, n: int, rules) -> tuple[list, list[
     return policies, [_label(spec) for spec in specs], None, np.array(seat_index, np.int64)
 
 
+def _value(x) -> Any:
+    """A NumPy scalar as the Python value it holds (for messages)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def check_actions(actions, masks: np.ndarray, table) -> np.ndarray:
+    """``actions`` (one per game) as int64 ``[B]``, once every one is a legal action id of
+    its game (``masks``: bool ``[B, A]``, ``table``: the action table naming the ids).
+    Otherwise ``ValueError`` naming the first bad game, its action and the legal ones,
+    before anything is played. Ids are integers: NumPy integer arrays of any width,
+    sequences of ints, object arrays of ints. Floats are refused even when integer-valued
+    (``3.0``: a policy that outputs floats is cast by its caller, on purpose), as are
+    bools, NaN, strings and other objects, and any shape but ``[B]``."""
+    B, A = masks.shape
+
+    def refuse(b: int, what: str) -> ValueError:
+        legal = ", ".join(f"{i} ({table.name(int(i))})" for i in np.flatnonzero(masks[b]))
+        return ValueError(f"game {b}: {what}; legal: {legal}")
+
+    try:
+        arr = np.asarray(actions)
+    except ValueError:  # a ragged nesting
+        raise ValueError(f"actions must be {B} action ids, one per game, got {actions!r}") from None
+    if arr.shape != (B,):
+        raise ValueError(f"actions must be {B} action ids, one per game (shape ({B},)), got shape {arr.shape}")
+    if arr.dtype.kind in "iu" and isinstance(actions, np.ndarray):
+        in_range = (arr >= 0) & (arr < A)
+        ids = np.where(in_range, arr, -1).astype(np.int64)
+    elif arr.dtype.kind not in "iuO" and isinstance(actions, np.ndarray):  # floats, bools, strings
+        integral = np.isfinite(arr) & (arr == np.round(arr)) if arr.dtype.kind == "f" else np.ones(B, bool)
+        b = int(np.argmin(integral))  # a fractional value first, else the first game
+        raise refuse(
+            b, f"action {_value(arr[b])!r} is not an action id (an int 0..{A - 1}; the actions are {arr.dtype})"
+        )
+    else:  # one by one: NumPy reads [3, True] as ints and [3, 1.5] as floats
+        items = list(arr if isinstance(actions, np.ndarray) else actions)
+        for b, a in enumerate(items):
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+                raise refuse(b, f"action {_value(a)!r} is not an action id (an int 0..{A - 1})")
+        in_range = np.array([0 <= a < A for a in items], dtype=bool)
+        ids = np.array([int(a) if ok else -1 for a, ok in zip(items, in_range, strict=True)], dtype=np.int64)
+    legal = in_range.copy()
+    legal[in_range] = masks[np.flatnonzero(in_range), ids[in_range]]
+    if not legal.all():
+        b = int(np.argmin(legal))
+        a = _value(arr[b])
+        name = table.name(int(a)) if in_range[b] else f"not an action id: the ids are 0..{A - 1}"
+        raise refuse(b, f"illegal action {a} ({name})")
+    return ids
+
+
+def game_indices(indices, num_envs: int) -> np.ndarray:
+    """The games ``indices`` names (``None``: all; an int; game indices; a bool mask of
+    the batch) as an int64 array; ``ValueError`` for anything else or out of range."""
+    if indices is None:
+        return np.arange(num_envs)
+    arr = np.asarray(indices)
+    if arr.dtype == bool and arr.shape == (num_envs,):
+        return np.flatnonzero(arr)
+    arr = arr.reshape(-1) if arr.ndim == 0 else arr
+    if arr.size == 0:
+        return np.zeros(0, np.int64)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu" or ((arr < 0) | (arr >= num_envs)).any():
+        raise ValueError(
+            f"indices must be None, a game index, game indices in 0..{num_envs - 1} or a bool mask of "
+            f"{num_envs} games, got {indices!r}"
+        )
+    return arr.astype(np.int64)
+
+
 def _checked_rules(rules, num_players: int, episode: str, reward: str, turn_limit: int | None):
     """The rules of the games (``turn_limit`` applied), after checking ``episode`` and ``reward``."""
     if episode not in EPISODES:
@@ -153,9 +244,10 @@ class LearnerGames:
         self.episode = episode
         self.reward = reward
         self.engine = self.engine_class(rules, num_envs=num_envs, seed=0)
-        self.num_envs = B = num_envs
+        self.num_envs = B = self.engine.num_envs  # checked by the engine
         self.obs_size = self.engine.layout.size
         self.num_actions = self.engine.num_actions
+        self._table = action_table(rules)
         self.policies, self.labels, self._weights, self._fixed = _opponent_table(opponents, opponent_mix, n, rules)
         self._num_baselines = len(self.policies)  # policies[:k]: the opponents; then the pool's
         self._pool = np.zeros(0, np.int64)  # the pool members' indices into policies
@@ -172,18 +264,51 @@ class LearnerGames:
         self.t_start = time.time()
 
     # -- episodes ------------------------------------------------------------------------
-    def reset(self, seed: int | None = None) -> np.ndarray:
-        """Every game anew; slot ``i`` seeded ``seed + i`` (``None``: fresh entropy). Returns
-        the observations ``[B, S]``."""
-        B, n = self.num_envs, self.num_players
-        self._slot_rngs = [np.random.default_rng(None if seed is None else seed + i) for i in range(B)]
-        for i in range(B):
-            for j in range(n - 1):  # the keys YanivGymEnv.reset(seed) gives its opponents
-                self.opponent_keys[i, j] = seeded_key(None if seed is None else (seed + i) * 1000 + j + 1)
-        self._returns[:] = 0.0
-        self._lengths[:] = 0
-        self._start(np.ones(B, bool))
+    def reset(self, seed: int | Sequence[int | None] | None = None, slots=None) -> np.ndarray:
+        """New episodes in every game, or with ``slots`` (game indices or a bool mask, as
+        :func:`game_indices` reads them) in those only, the others going on untouched.
+        ``seed``: an int seeds game ``i`` with ``seed + i``, a sequence gives each game of
+        the batch its seed (or ``None``), as Gymnasium's vector environments read it. A game
+        reset without a seed continues from its own generator (as ``YanivGymEnv.reset()``);
+        a whole reset without a seed draws fresh entropy. Returns every game's observation
+        ``[B, S]``."""
+        B = self.num_envs
+        seeds = self._seeds(seed)
+        chosen = np.zeros(B, bool)
+        chosen[game_indices(slots, B)] = True
+        if slots is None:
+            self._slot_rngs = [None] * B  # type: ignore[list-item]  # each seeded below
+        elif not self._slot_rngs:
+            raise ValueError("reset() the whole batch before resetting some of its games")
+        for b in np.flatnonzero(chosen):
+            if slots is None or seeds[b] is not None:
+                self._seed_game(int(b), seeds[b])
+        self._returns[chosen] = 0.0
+        self._lengths[chosen] = 0
+        self._start(chosen)
         return self._observe()
+
+    def _seeds(self, seed) -> list[int | None]:
+        """One seed (or ``None``) per game from :meth:`reset`'s ``seed``."""
+        B = self.num_envs
+        if seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_))):
+            return [None if seed is None else int(seed) + i for i in range(B)]
+        seeds = list(seed) if isinstance(seed, Sequence) and not isinstance(seed, str) else None
+        if (
+            seeds is None
+            or len(seeds) != B
+            or not all(
+                s is None or (isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_))) for s in seeds
+            )
+        ):
+            raise ValueError(f"seed must be None, an int or {B} ints (or None), one per game, got {seed!r}")
+        return [None if s is None else int(s) for s in seeds]
+
+    def _seed_game(self, b: int, seed: int | None) -> None:
+        """Game ``b``'s generator and opponents' keys, as ``YanivGymEnv.reset(seed)`` seeds its own."""
+        self._slot_rngs[b] = np.random.default_rng(seed)
+        for j in range(self.num_players - 1):
+            self.opponent_keys[b, j] = seeded_key(None if seed is None else seed * 1000 + j + 1)
 
     def _start(self, slots: np.ndarray) -> None:
         """New episodes in ``slots`` (bool [B]): seat and deal from each slot's generator, the
@@ -315,11 +440,11 @@ class LearnerGames:
         final_observations, ended)``: ``ended`` (bool ``[B]``) marks the games whose episode
         ended (reset at once: ``observations`` are the new episodes' first ones and
         ``final_observations[ended]`` the last ones; statistics in :meth:`episode_stats`)."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            actions = actions.reshape(self.num_envs)
+        if not self._slot_rngs:
+            raise RuntimeError("step() before reset(): call reset() first")
+        actions = check_actions(actions, self._masks, self._table)
         everyone = np.ones(self.num_envs, bool)
-        r, over, trunc = self._engine_step(actions.astype(np.int64), everyone)
+        r, over, trunc = self._engine_step(actions, everyone)
         r += self._carry
         self._carry[:] = 0.0
         more, o2, t2 = self._play_opponents(everyone & ~over)
@@ -348,23 +473,89 @@ def _spaces(games: LearnerGames) -> tuple[spaces.Box, spaces.Discrete]:
     return spaces.Box(0.0, high, dtype=np.float32), spaces.Discrete(games.num_actions)
 
 
-class YanivVectorEnv(gymnasium.vector.VectorEnv):
+class GameAccess:
+    """Methods and attributes over some games of a vector environment of
+    :class:`LearnerGames` (SB3's ``env_method``/``get_attr``/``set_attr`` with
+    ``indices``, Gymnasium's ``call``/``get_attr``/``set_attr``). What is each game's own
+    answers per game: ``reset`` starts new episodes in the games named only (each given
+    the same ``seed``, as every environment of a ``DummyVecEnv`` would be), ``action_masks``
+    gives their rows, the attribute ``seat`` their learner seats. Everything else is the
+    batch's, one object for all games: it is read for any games, but called or set only
+    for the whole batch (once); for some games only, ``ValueError``."""
+
+    games: LearnerGames
+    #: Attributes each game has its own value of, read-only here.
+    _per_game_attributes = ("seat", "action_masks")
+
+    def _call_games(self, name: str, indices, args: tuple, kwargs: dict) -> list:
+        games = game_indices(indices, self.games.num_envs)
+        if name == "reset":
+            return self._reset_games(games, *args, **kwargs)
+        if name == "action_masks":  # rows of one array (sb3_contrib's get_action_masks stacks them)
+            masks = self.games.action_masks()
+            return masks if indices is None else masks[games]
+        attr = getattr(self, name)
+        if not callable(attr):
+            return [attr for _ in games]
+        self._whole_batch(name, games, "called")
+        result = attr(*args, **kwargs)
+        return [result for _ in games]
+
+    def _reset_games(self, games: np.ndarray, seed: int | None = None, options: dict | None = None) -> list:
+        seeds = None if seed is None else [seed] * self.games.num_envs
+        obs = self.games.reset(seeds, slots=games)
+        return [(obs[b], {}) for b in games]
+
+    def _get_games(self, name: str, indices) -> list:
+        games = game_indices(indices, self.games.num_envs)
+        if name == "seat":
+            return [int(self.games.seats[b]) for b in games]
+        value = getattr(self, name)
+        return [value for _ in games]
+
+    def _set_games(self, name: str, value, indices) -> None:
+        games = game_indices(indices, self.games.num_envs)
+        if name in self._per_game_attributes:
+            raise ValueError(f"{name!r} is read-only")
+        self._whole_batch(name, games, "set")
+        setattr(self, name, value)
+
+    def _whole_batch(self, name: str, games: np.ndarray, what: str) -> None:
+        if len(np.unique(games)) != self.games.num_envs:
+            raise ValueError(
+                f"{name!r} belongs to the whole batch of {self.games.num_envs} games and can only be {what} for "
+                f"all of them, not for the games {games.tolist()} (per game: reset, action_masks, seat)"
+            )
+
+
+class YanivVectorEnv(GameAccess, gymnasium.vector.VectorEnv):
     """A Gymnasium vector environment of :class:`LearnerGames` (same-step autoreset; see the
-    module docstring). Keyword arguments: those of :class:`LearnerGames`."""
+    module docstring). Keyword arguments: those of :class:`LearnerGames`.
+    ``reset(seed=..., options={"reset_mask": mask})`` starts new episodes in the games of
+    ``mask`` only (as Gymnasium's ``SyncVectorEnv``); :meth:`call`, :meth:`get_attr` and
+    :meth:`set_attr` as :class:`GameAccess` answers them."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, rules="standard", num_envs: int = 16, **kwargs):
         self.games = LearnerGames(rules, num_envs, **kwargs)
         self.rules = self.games.rules
-        self.num_envs = num_envs
+        self.num_envs = self.games.num_envs
         self.single_observation_space, self.single_action_space = _spaces(self.games)
-        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
-        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, self.num_envs)
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        return self.games.reset(seed), {}
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
+        mask = None if options is None else options.get("reset_mask")
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.dtype != bool or mask.shape != (self.num_envs,) or not mask.any():
+                raise ValueError(
+                    f"options['reset_mask'] must be a bool array of {self.num_envs} games with a True, got {mask!r}"
+                )
+        else:
+            super().reset(seed=seed if isinstance(seed, int) else None)
+        return self.games.reset(seed, slots=mask), {}
 
     def step(self, actions):
         obs, rewards, terminated, truncated, final, ended = self.games.step(actions)
@@ -391,94 +582,31 @@ class YanivVectorEnv(gymnasium.vector.VectorEnv):
         """:meth:`LearnerGames.set_pool`: a self-play pool seated from the next episodes on."""
         return self.games.set_pool(policies, probability, label)
 
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """One result per game: ``name`` called (or read) as :class:`GameAccess` says."""
+        return tuple(self._call_games(name, None, args, kwargs))
 
-def _sb3_vecenv_base():
-    from stable_baselines3.common.vec_env import VecEnv
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """One value per game of the attribute ``name``."""
+        return tuple(self._get_games(name, None))
 
-    return VecEnv
+    def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
+        """Set the batch's attribute ``name``: one value, or one per game (all the same:
+        the games share it; ``ValueError`` otherwise)."""
+        if isinstance(values, (list, tuple)):
+            if len(values) != self.num_envs:
+                raise ValueError(f"set_attr({name!r}): {len(values)} values for {self.num_envs} games")
+            if any(v is not values[0] and not _equal(v, values[0]) for v in values):
+                raise ValueError(f"set_attr({name!r}): the games share one {name}, got different values {values!r}")
+            values = values[0]
+        self._set_games(name, values, None)
 
 
-class YanivVecEnv(_sb3_vecenv_base()):
-    """A Stable-Baselines3 ``VecEnv`` of :class:`LearnerGames` (see the module docstring).
-    ``seed(s)`` (or ``reset()`` after ``seed``) seeds slot ``i`` with ``s + i``."""
-
-    render_mode = None
-
-    def __init__(self, rules="standard", num_envs: int = 16, **kwargs):
-        self.games = LearnerGames(rules, num_envs, **kwargs)
-        self.rules = self.games.rules
-        obs_space, act_space = _spaces(self.games)
-        super().__init__(num_envs, obs_space, act_space)
-        self._actions = None
-
-    def reset(self) -> np.ndarray:
-        seed = self._seeds[0]
-        obs = self.games.reset(seed)
-        self._reset_seeds()
-        self._reset_options()
-        return obs
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = actions
-
-    def step_wait(self):
-        obs, rewards, terminated, truncated, final, ended = self.games.step(self._actions)
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        if ended.any():
-            g = self.games
-            t = round(time.time() - g.t_start, 6)
-            for i, b in enumerate(np.flatnonzero(ended)):
-                infos[b] = {
-                    "episode": {"r": float(g.ended_returns[i]), "l": int(g.ended_lengths[i]), "t": t},
-                    "terminal_observation": final[b],
-                    "TimeLimit.truncated": bool(truncated[b] and not terminated[b]),
-                    "opponent": g.ended_opponents[i],
-                }
-        return obs, rewards.astype(np.float32), ended, infos
-
-    def seed(self, seed: int | None = None):
-        """Seed the next :meth:`reset`: slot ``i`` gets ``seed + i``."""
-        self._seeds = [None if seed is None else seed + i for i in range(self.num_envs)]
-        return self._seeds
-
-    def action_masks(self) -> np.ndarray:
-        """bool ``[B, A]``: the learners' legal actions."""
-        return self.games.action_masks()
-
-    def set_pool(self, policies: Sequence, probability: float, label: str = "pool") -> int:
-        """:meth:`LearnerGames.set_pool`: a self-play pool seated from the next episodes on
-        (through ``env_method("set_pool", ...)`` too: once for the batch)."""
-        return self.games.set_pool(policies, probability, label)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name == "action_masks":
-            # sb3_contrib's get_action_masks stacks what this returns: rows of one array
-            masks = self.games.action_masks()
-            return masks if indices is None else masks[self._get_indices(indices)]
-        if method_name == "set_pool":  # one pool for the whole batch: set it once
-            size = self.set_pool(*method_args, **method_kwargs)
-            return [size for _ in self._get_indices(indices)]
-        return [getattr(self, method_name)(*method_args, **method_kwargs) for _ in self._get_indices(indices)]
-
-    def get_attr(self, attr_name: str, indices=None) -> list:
-        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def _get_indices(self, indices):
-        if indices is None:
-            return range(self.num_envs)
-        return [indices] if isinstance(indices, int) else indices
-
-    def get_images(self):
-        return [None for _ in range(self.num_envs)]
-
-    def close(self) -> None:
-        pass
+def _equal(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except (ValueError, TypeError):  # arrays and other values without one truth value
+        return False
 
 
 class BatchedSelfPlay:
@@ -502,11 +630,12 @@ class BatchedSelfPlay:
         turn_limit: int | None = None,
     ):
         self.rules = rules = _checked_rules(rules, num_players, episode, reward, turn_limit)
-        self.num_envs = num_envs
+        self.engine = BatchedYaniv(rules, num_envs=num_envs, seed=0)
+        self.num_envs = num_envs = self.engine.num_envs  # checked by the engine
         self.episode = episode
         self.reward = reward
-        self.engine = BatchedYaniv(rules, num_envs=num_envs, seed=0)
         self.last_ranking = np.zeros((num_envs, rules.num_players), np.int64)
+        self.masks: np.ndarray | None = None  # set by reset()
 
     def reset(self, seed: int | None = None) -> None:
         """New games: slot ``i`` plays the game seeded ``seed + i``, later games the next seeds."""
@@ -519,7 +648,11 @@ class BatchedSelfPlay:
         self.masks = self.engine.legal_masks()
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
-        res = self.engine.step(np.asarray(actions, dtype=np.int64))
+        """The acting seats' actions ``[B]`` (checked as :func:`check_actions` does: an
+        illegal one raises ``ValueError`` and no game changes) -> ``(rewards, ended)``."""
+        if self.masks is None:
+            raise RuntimeError("step() before reset(): call reset() first")
+        res = self.engine.step(check_actions(actions, self.masks, self.engine.table))
         rewards = round_rewards(res, self.reward, self.episode)
         ended = res.game_over | (res.round_over if self.episode == "round" else False)
         if ended.any():
@@ -527,3 +660,12 @@ class BatchedSelfPlay:
             self.engine.reset_games(ended)
         self._refresh()
         return rewards, ended
+
+
+def __getattr__(name: str):
+    # YanivVecEnv needs Stable-Baselines3 (and torch); importing it is left to its first use
+    if name == "YanivVecEnv":
+        from .sb3 import YanivVecEnv
+
+        return YanivVecEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

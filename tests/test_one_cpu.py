@@ -1,0 +1,54 @@
+"""Every command runs in a process limited to one CPU (``taskset -c 0``, a container's CPU
+set): thread and worker counts come from :func:`yaniv_env.core.cpus.available_cpus`, not
+from the machine's CPU count."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from yaniv_env.core.cpus import available_cpus
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")
+
+#: Runs a module as ``python -m`` does, in a process bound to one CPU (the first one this
+#: process may use), as ``taskset -c N python -m ...`` would.
+_ONE_CPU = """
+import os, runpy, sys
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+from yaniv_env.core.cpus import available_cpus
+assert available_cpus() == 1, available_cpus()
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def _run_on_one_cpu(*args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", _ONE_CPU, *args], capture_output=True, text=True, cwd=ROOT, timeout=600, check=False
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def test_available_cpus_reads_the_affinity():
+    assert available_cpus() == len(os.sched_getaffinity(0)) >= 1
+
+
+def test_bench_on_one_cpu():
+    pytest.importorskip("numba")
+    text = _run_on_one_cpu(
+        "yaniv_env.bench", "--seconds", "0.02", "--presets", "standard", "--no-env", "--no-pis", "--players", "2"
+    )
+    assert "B=1,024, 1 thread" in text and "2 threads" not in text
+
+
+def test_eval_on_one_cpu():
+    text = _run_on_one_cpu("training.cli", "eval", "--agents", "random,greedy", "--games", "4", "--quiet")
+    assert "random" in text and "greedy" in text
