@@ -2,8 +2,9 @@
 
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
-``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.web.server``, ``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists
-a command's options and ``yaniv --version`` prints the package version.
+``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.web.server`` (the ``[web]`` extra),
+``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists a command's options
+and ``yaniv --version`` prints the package version.
 """
 
 from __future__ import annotations

@@ -120,7 +120,8 @@ class Game:
                 self._step(agent, None)
                 continue
             obs = env.observe(agent)
-            action, note = decide(self.policies[env.possible_agents.index(agent)], obs["observation"], obs["action_mask"])
+            policy = self.policies[env.possible_agents.index(agent)]
+            action, note = decide(policy, obs["observation"], obs["action_mask"])
             self._step(agent, action, note)
 
     def legal(self) -> list[int]:
