@@ -108,7 +108,7 @@ const YanivTable = (() => {
       if (total === null) return;
       const tr = el("tr");
       const hand = el("td");
-      hand.append(row(rr.hands[p], cards, { small: true }));
+      hand.append(rr.hands[p].length ? row(rr.hands[p], cards, { small: true }) : el("span", "muted", "(no cards)"));
       const notes = [];
       if (rr.winners.includes(p)) notes.push("wins the round");
       if (rr.eliminated.includes(p)) notes.push("out of the game");
