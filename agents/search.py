@@ -66,6 +66,22 @@ SEARCH_DEFAULTS = {
 }
 
 
+def values_by_action(cands: list[tuple[int, int | None]], values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct first actions of the plans ``cands`` and, for each, the best mean
+    rollout value among its plans (two plans may discard alike and draw differently)."""
+    means = values.mean(axis=0)
+    best: dict[int, float] = {}
+    for (a, _), v in zip(cands, means.tolist(), strict=True):
+        best[a] = max(v, best.get(a, -np.inf))
+    return np.fromiter(best, dtype=np.int64), np.fromiter(best.values(), dtype=np.float64)
+
+
+def values_note(actions: np.ndarray, means: np.ndarray) -> dict:
+    """The annotation of a searched decision (:meth:`SearchAgent.act_annotated`): each
+    first move searched and its mean rollout value."""
+    return {"kind": "values", "actions": actions.tolist(), "values": means.tolist()}
+
+
 #: What a rollout can score (the ``value`` option).
 ROLLOUT_VALUES = ("score", "points", "round")
 
@@ -166,13 +182,23 @@ class SearchAgent(AgentBase):
 
     # -- acting -----------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.act_annotated(observation, action_mask)[0]
+
+    def act_annotated(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict | None]:
+        """The move :meth:`act` makes and, at a searched decision, the mean rollout value
+        (points, higher is better) of each first move searched (its best plan's), as
+        ``{"kind": "values", "actions": [...], "values": [...]}``; ``None`` where the
+        heuristic decided alone (for replays: :func:`yaniv_env.replay.decide`)."""
         info = self.info(observation, action_mask)
         a, cands = self._prepare(info)
+        note = None
         if cands is not None:
-            a = self._searched(info, cands, self.evaluate(info, cands))
+            values = self.evaluate(info, cands)
+            a = self._searched(info, cands, values)
+            note = None if values is None else values_note(*values_by_action(cands, values))
         if a is None:
             a = self.heuristic.decide(info)
-        return self._chosen(info, a)
+        return self._chosen(info, a), note
 
     def _prepare(self, info: Info) -> tuple[int | None, list[tuple[int, int | None]] | None]:
         """``(action, None)`` when the move needs no rollouts (``None``: the heuristic's

@@ -12,7 +12,7 @@ from yaniv_env.vector import kernels as K
 
 from .common import CALL_YANIV, Info
 from .heuristic_batched import _decide_range, _scratch, heuristic_tables, weights
-from .search import SearchAgent
+from .search import SearchAgent, values_by_action, values_note
 
 #: Most steps of one rollout (rounds end long before: the rules' turn limit).
 MAX_ROLLOUT_STEPS = 2000
@@ -82,16 +82,6 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
             K.ranking(st, tb, b, rs[18][b])
 
 
-def _values_by_action(cands: list[tuple[int, int | None]], values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct first actions of the plans ``cands`` and, for each, the best mean
-    rollout value among its plans (two plans may discard alike and draw differently)."""
-    means = values.mean(axis=0)
-    best: dict[int, float] = {}
-    for (a, _), v in zip(cands, means.tolist(), strict=True):
-        best[a] = max(v, best.get(a, -np.inf))
-    return np.fromiter(best, dtype=np.int64), np.fromiter(best.values(), dtype=np.float64)
-
-
 class FastSearchAgent(SearchAgent):
     """:class:`agents.search.SearchAgent` whose rollouts run on the batched engine
     (:class:`yaniv_env.vector.BatchedYaniv`), the compiled heuristic
@@ -144,6 +134,13 @@ class FastSearchAgent(SearchAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
+    def act_annotated(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict | None]:
+        """:meth:`act`, and the rollout values of a searched decision as
+        :meth:`SearchAgent.act_annotated` gives them (``None`` where it did not search)."""
+        action = self.act(observation, action_mask)
+        searched = self.searched_values.get(0)
+        return action, None if searched is None else values_note(*searched)
+
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
         """One decision per row (``-1`` where nothing is legal); ``keys`` is not used."""
         obs = np.ascontiguousarray(np.asarray(observations, dtype=np.float32))
@@ -172,7 +169,7 @@ class FastSearchAgent(SearchAgent):
             with self._game(i):
                 a = self._searched(info, cands, values)
             if values is not None:
-                self.searched_values[i] = _values_by_action(cands, values)
+                self.searched_values[i] = values_by_action(cands, values)
             if a is None:
                 by_heuristic.append(i)
             else:

@@ -138,7 +138,20 @@ class TrainedAgent:
         return np.where(action_mask.astype(bool), logits, -np.inf)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self._choose(self.logits(observation, action_mask))
+
+    def act_annotated(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict]:
+        """The move :meth:`act` makes (the same generator draws) and the policy's
+        probability of each legal move (``{"kind": "probabilities", "actions": [...],
+        "values": [...]}``), for replays (:func:`yaniv_env.replay.decide`)."""
         logits = self.logits(observation, action_mask)
+        action = self._choose(logits)
+        legal = np.flatnonzero(np.isfinite(logits))
+        z = np.exp(logits[legal] - logits[legal].max())
+        return action, {"kind": "probabilities", "actions": legal.tolist(), "values": (z / z.sum()).tolist()}
+
+    def _choose(self, logits: np.ndarray) -> int:
+        """The arg-max of the masked ``logits``, or (not ``deterministic``) a sample."""
         if not np.isfinite(logits).any():
             raise ValueError("the action mask allows no action")
         if self.deterministic:

@@ -1,5 +1,6 @@
 import importlib.util
 import os
+import shutil
 
 import pytest
 
@@ -15,12 +16,26 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
 
 
+#: The browser the browser tests drive (Debian's chromium package).
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def browser_available() -> bool:
+    """Chromium and Playwright for Python are installed (.ci/install-browser)."""
+    return os.path.exists(CHROMIUM) and importlib.util.find_spec("playwright") is not None
+
+
 def pytest_collection_modifyitems(config, items):
     if importlib.util.find_spec("ray") is None:
         no_ray = pytest.mark.skip(reason="rllib: Ray is not installed (pip install -e '.[rllib]')")
         for item in items:
             if "rllib" in item.keywords:
                 item.add_marker(no_ray)
+    if not browser_available():
+        no_browser = pytest.mark.skip(reason="browser: needs chromium and playwright (.ci/install-browser)")
+        for item in items:
+            if "browser" in item.keywords:
+                item.add_marker(no_browser)
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")

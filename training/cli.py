@@ -1,9 +1,10 @@
-"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | bench | ladder``.
+"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | serve | bench | ladder``.
 
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
-``yaniv_env.play``, ``yaniv_env.replay``, ``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists
-a command's options and ``yaniv --version`` prints the package version.
+``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.web.server`` (the ``[web]`` extra),
+``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists a command's options
+and ``yaniv --version`` prints the package version.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ COMMANDS = {
     "train-rllib": ("training.rllib.train", "train with RLlib on Ray (multi-agent PPO self-play; [rllib] extra)"),
     "eval": ("training.evaluate", "evaluate agents against each other with confidence intervals"),
     "play": ("yaniv_env.play", "play in the terminal against agents"),
-    "replay": ("yaniv_env.replay", "replay a recorded game step by step"),
+    "replay": ("yaniv_env.replay", "replay a recorded game step by step (--html: as a web page)"),
+    "serve": ("yaniv_env.web.server", "play in the browser against agents (a local web app; [web] extra)"),
     "bench": ("training.bench", "measure engine, environment and learner speed"),
     "ladder": ("training.ladder", "rate every baseline and shipped agent, one OpenSkill league per table"),
 }

@@ -16,7 +16,8 @@ Library use:
 Command line: ``yaniv eval --agents heuristic,random [--game yaniv] [--rules standard]
 [--players 2] [--games 1000] [--seed 0] [--no-duplicate] [--workers 2] [--engine auto] [--episode game]
 [--json out.json] [--csv out.csv] [--plot out.png] [--league] [--rating 002]
-[--save-replays DIR] [--replays 3] [--quiet]``. An agent with options is written as a call,
+[--save-replays DIR] [--replays 3] [--record-game I --html OUT.html --replay-file OUT.json]
+[--quiet]``: ``--record-game`` plays game ``I`` again (:func:`game_replay`). An agent with options is written as a call,
 ``--agents "heuristic(mu=4, call_margin=-4),heuristic"`` (values are literals, read
 without running anything).
 
@@ -67,6 +68,7 @@ from training.runner import (
     deal_seeds,
     game_count_problem,
     load_trusted,
+    make_runner,
     parse_entrants,
     run_jobs,
     schedule,
@@ -101,6 +103,7 @@ __all__ = [
     "GameRecord",
     "deal_seeds",
     "evaluate",
+    "game_replay",
     "league",
     "main",
     "metric_titles",
@@ -287,6 +290,52 @@ def league(
     return result
 
 
+def game_replay(
+    entrants: Sequence[EntrantSpec],
+    index: int,
+    rules: str | Rules = "standard",
+    num_players: int = 2,
+    games: int = 1000,
+    seed: int = 0,
+    duplicate: bool = True,
+    episode: str = "game",
+) -> dict:
+    """The replay record of game ``index`` (0-based, the order of ``EvalResult.records``)
+    of the evaluation (or league: the same schedule) that these arguments play: that game
+    alone, played again from its deal seed and seating (every game depends only on them),
+    with the agents' annotations (:func:`yaniv_env.replay.decide`). Yaniv only.
+    ``ValueError`` for an index outside the evaluation."""
+    rules = _common_checks(rules, num_players, games, 1, episode, None, save_replays=True)
+    labels, specs = parse_entrants(entrants)
+    _check_schedule("evaluation", specs, num_players, games, duplicate)
+    _, jobs = schedule(len(specs), num_players, games, seed, duplicate)
+    total = sum(len(job[3]) for job in jobs)
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < total:
+        raise ValueError(f"the evaluation plays games 0 to {total - 1}; there is no game {index!r}")
+    deal, deal_seed, base, rotations, first = next(job for job in jobs if job[4] <= index < job[4] + len(job[3]))
+    runner = make_runner(specs, labels, rules, num_players, episode)
+    return runner.play(deal, deal_seed, base, rotations[index - first], record=True).replay
+
+
+def _write_game(result: EvalResult, entrants, args, common: dict) -> None:
+    """``--record-game I``: game I of ``result`` played again, checked against the
+    evaluation's record of it, and written as ``--html`` and/or ``--replay-file``."""
+    keys = ("rules", "num_players", "games", "seed", "duplicate", "episode")
+    record = game_replay(entrants, args.record_game, **{k: common[k] for k in keys})
+    played = result.records[args.record_game]
+    if record["result"]["scores"] != played.scores:
+        raise ValueError(
+            f"game {args.record_game} played again ended with scores {record['result']['scores']}, the evaluation's "
+            f"with {played.scores}: an agent does not play the same from its seed"
+        )
+    if args.replay_file:
+        print(f"wrote game {args.record_game} to {save_replay(record, args.replay_file)}")
+    if args.html:
+        from yaniv_env.web.viewer import write_html
+
+        print(f"wrote game {args.record_game} as a page: {write_html(record, args.html)}")
+
+
 # -- command line ---------------------------------------------------------------------------------------------------
 
 
@@ -343,6 +392,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rating", choices=("openskill", "002"), help="league rating to rank by (implies --league)")
     p.add_argument("--save-replays", metavar="DIR", help="save the first games as replays (yaniv replay FILE)")
     p.add_argument("--replays", type=int, default=3, help="how many games --save-replays keeps (default 3)")
+    p.add_argument(
+        "--record-game",
+        type=int,
+        metavar="I",
+        help="play game I of the evaluation (0-based) again with the agents' annotations and write it with --html "
+        "and/or --replay-file",
+    )
+    p.add_argument("--html", metavar="FILE", help="with --record-game: the game as a replay page (open in a browser)")
+    p.add_argument("--replay-file", metavar="FILE", help="with --record-game: the game as a replay (yaniv replay)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--trust",
@@ -351,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
         "yourself or trust (.safetensors play files never need it)",
     )
     args = p.parse_args(argv)
+    if (args.record_game is None) != (args.html is None and args.replay_file is None):
+        p.error("--record-game I goes with --html FILE and/or --replay-file FILE")
     entrants = split_agents(args.agents)
     if args.trust:
         entrants = [(Path(e).stem, functools.partial(load_trusted, e)) if e.endswith(".zip") else e for e in entrants]
@@ -397,6 +457,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.plot}")
     for path in result.replays:
         print(f"saved replay {path}")
+    if args.record_game is not None:
+        try:
+            _write_game(result, entrants, args, common)
+        except ValueError as e:
+            print(f"yaniv eval: {e}", file=sys.stderr)
+            return 2
     return 0
 
 

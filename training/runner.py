@@ -66,7 +66,7 @@ import numpy as np
 from training.progress import progress_bar
 from yaniv_env import engine
 from yaniv_env.games import game_of
-from yaniv_env.replay import agent_seed, make_record
+from yaniv_env.replay import agent_seed, decide, make_record
 from yaniv_env.rules import Rules
 
 EntrantSpec = str | tuple[str, Callable | str]
@@ -287,18 +287,22 @@ class _Runner:
         env.reset(seed=seed)
         results: list = []  # the RoundResults (Yaniv) or DealResults (Pis Yedili) in order
         steps: list | None = [] if record else None
+        notes: list[dict | None] = []  # the agents' annotations of a recorded game
         last = None
         seat_of = self.seat_of
         result_key = self.game.result_key
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
+            note = None
             if term or trunc:
                 action = None
+            elif steps is not None:  # recording: with what the agent says of its move (the same move)
+                action, note = decide(policies[seat_of[agent]], obs["observation"], obs["action_mask"])
             else:
-                s = seat_of[agent]
-                action = int(policies[s].act(obs["observation"], obs["action_mask"]))
+                action = int(policies[seat_of[agent]].act(obs["observation"], obs["action_mask"]))
             if steps is not None:
                 steps.append([agent, action])
+                notes.append(note)
             try:
                 env.step(action)
             except ValueError as e:
@@ -318,7 +322,7 @@ class _Runner:
         rep = None
         if steps is not None and yaniv:
             labels = [self.labels[e] for e in seats]
-            rep = make_record(self.rules, n, seed, steps, g, episode=self.episode, labels=labels)
+            rep = make_record(self.rules, n, seed, steps, g, episode=self.episode, labels=labels, annotations=notes)
         return game_record(
             deal, seed, rotation, seats, results, places, g.scores,
             turns=g.turns if yaniv else sum(rr.turns for rr in results),

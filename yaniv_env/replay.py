@@ -26,7 +26,14 @@ Record layout (``version`` 1)::
      "steps": [["player_0", 71], ["player_0", 0], ...],
      "result": {"scores": [...], "ranking": [...], "rounds": 12, "turns": 431,
                 "truncated": false},
-     "complete": true}                          # false: a game left before its end
+     "complete": true,                          # false: a game left before its end
+     "annotations": [null, {"kind": "probabilities", "actions": [71, 72], "values": [0.9, 0.1]}, ...]}
+
+``annotations`` (optional, one entry per step, ``null`` where there is none) holds what an
+agent said about its decision: ``"probabilities"`` (a trained policy's probability of each
+legal move) or ``"values"`` (a search's mean rollout value, in points, of each move it
+searched). :func:`record_game` records them from agents that have ``act_annotated``
+(:func:`decide`); records without them load and replay the same.
 
 A *partial* record (``"complete": false``, written by ``yaniv play --record`` when the
 player leaves early) holds the steps played so far; its ``result`` is the position when it
@@ -34,7 +41,9 @@ was left, and a replay checks that instead of the end of the game.
 
 Command line: ``yaniv replay FILE [--step] [--hide]`` prints the game step by step with
 :func:`yaniv_env.render.render_table` (``--step`` waits for Enter between steps; end of
-input just lets the replay run on; ``--hide`` hides the hands).
+input just lets the replay run on; ``--hide`` hides the hands); ``yaniv replay FILE --html
+OUT.html`` writes the game as one self-contained web page instead
+(:mod:`yaniv_env.web.viewer`).
 """
 
 from __future__ import annotations
@@ -57,6 +66,8 @@ from .rules import Rules, get_rules
 FORMAT = "yaniv-replay"
 VERSION = 1
 _REQUIRED = ("rules", "num_players", "seed", "steps", "result")
+#: What an annotation's values are (``"kind"``): a policy's probabilities, a search's values.
+ANNOTATION_KINDS = ("probabilities", "values")
 
 
 # -- seeds ----------------------------------------------------------------------------
@@ -107,10 +118,12 @@ def make_record(
     episode: str = "game",
     labels: Sequence[str] | None = None,
     complete: bool = True,
+    annotations: Sequence[dict | None] | None = None,
 ) -> dict:
     """A record from the steps of a game and its ``state`` after them: the end of the
-    game, or (``complete=False``) where the players left it."""
-    return {
+    game, or (``complete=False``) where the players left it. ``annotations``: one per step
+    (``None`` where there is none), kept only if one is not ``None``."""
+    record = {
         "format": FORMAT,
         "version": VERSION,
         "rules": rules_to_dict(rules),
@@ -122,6 +135,9 @@ def make_record(
         "result": _result(state),
         "complete": bool(complete),
     }
+    if annotations is not None and any(a is not None for a in annotations):
+        record["annotations"] = list(annotations)
+    return record
 
 
 def _result(state: engine.State) -> dict:
@@ -134,6 +150,36 @@ def _result(state: engine.State) -> dict:
     }
 
 
+def annotation(note: Mapping) -> dict:
+    """``note`` (what an agent's ``act_annotated`` returned) as plain JSON data, values
+    rounded to 5 decimals; ``ValueError`` if it is not ``{"kind": one of
+    ANNOTATION_KINDS, "actions": [ids], "values": [finite numbers]}``, lists of one length."""
+    if not isinstance(note, Mapping):
+        raise ValueError(f"an annotation is a dict, got {type(note).__name__}")
+    if note.get("kind") not in ANNOTATION_KINDS:
+        raise ValueError(f"an annotation's kind is one of {ANNOTATION_KINDS}, got {note.get('kind')!r}")
+    actions, values = note.get("actions"), note.get("values")
+    if not isinstance(actions, (list, tuple)) or not isinstance(values, (list, tuple)) or len(actions) != len(values):
+        raise ValueError("an annotation holds lists 'actions' and 'values' of the same length")
+    if not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) and a >= 0 for a in actions):
+        raise ValueError(f"an annotation's actions are action ids, got {list(actions)!r}")
+    if not all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and np.isfinite(v) for v in values):
+        raise ValueError(f"an annotation's values are finite numbers, got {list(values)!r}")
+    return {"kind": note["kind"], "actions": [int(a) for a in actions], "values": [round(float(v), 5) for v in values]}
+
+
+def decide(policy, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict | None]:
+    """The action of ``policy`` and, if the policy explains its decisions (a method
+    ``act_annotated(observation, action_mask) -> (action, annotation or None)``, which
+    makes the same move as ``act``: trained and search agents have it), its annotation
+    (:func:`annotation`); ``None`` otherwise."""
+    annotated = getattr(policy, "act_annotated", None)
+    if not callable(annotated):
+        return int(policy.act(observation, action_mask)), None
+    action, note = annotated(observation, action_mask)
+    return int(action), None if note is None else annotation(note)
+
+
 def record_game(
     rules: str | Rules,
     num_players: int,
@@ -144,8 +190,9 @@ def record_game(
     labels: Sequence[str] | None = None,
 ) -> dict:
     """Play one game with ``policies`` (one per seat, or a dict ``agent -> policy``; each
-    has ``act(observation, action_mask)``) and return its record. The policies are used as
-    given (seed them yourself for a reproducible game; the record reproduces either way)."""
+    has ``act(observation, action_mask)``) and return its record, with the annotations of
+    the policies that give them (:func:`decide`). The policies are used as given (seed them
+    yourself for a reproducible game; the record reproduces either way)."""
     from .yaniv_aec import raw_env
 
     rules = get_rules(rules, num_players)
@@ -157,14 +204,18 @@ def record_game(
     seat = {a: i for i, a in enumerate(env.possible_agents)}
     env.reset(seed=int(seed))
     steps: list[list] = []
+    notes: list[dict | None] = []
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
-        action = None if term or trunc else int(policies[seat[agent]].act(obs["observation"], obs["action_mask"]))
+        action, note = None, None
+        if not (term or trunc):
+            action, note = decide(policies[seat[agent]], obs["observation"], obs["action_mask"])
         steps.append([agent, action])
+        notes.append(note)
         env.step(action)
     if labels is None:
         labels = [getattr(p, "name", type(p).__name__) for p in policies]
-    return make_record(rules, num_players, seed, steps, env.game, episode=episode, labels=labels)
+    return make_record(rules, num_players, seed, steps, env.game, episode=episode, labels=labels, annotations=notes)
 
 
 # -- checking, saving, loading -------------------------------------------------------------
@@ -202,6 +253,16 @@ def check_record(record) -> None:
         raise ValueError("corrupt replay: result must hold the final scores and ranking")
     if not isinstance(record.get("complete", True), bool):
         raise ValueError(f"corrupt replay: complete must be true or false, got {record['complete']!r}")
+    notes = record.get("annotations")
+    if notes is not None:
+        if not isinstance(notes, list) or len(notes) != len(steps):
+            raise ValueError("corrupt replay: annotations must be a list with one entry (or null) per step")
+        for i, note in enumerate(notes):
+            try:
+                if note is not None:
+                    annotation(note)
+            except ValueError as e:
+                raise ValueError(f"corrupt replay: annotation of step {i}: {e}") from None
 
 
 def save(record: dict, path: str | Path) -> Path:
@@ -325,9 +386,17 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
     parser.add_argument("file", help="a replay written by yaniv play --record or yaniv eval --save-replays")
     parser.add_argument("--step", action="store_true", help="wait for Enter between steps (q + Enter quits)")
     parser.add_argument("--hide", action="store_true", help="hide the hands (show only public information)")
+    parser.add_argument(
+        "--html", metavar="OUT", help="write the game as one self-contained web page (open it in a browser) instead"
+    )
     args = parser.parse_args(argv)
     try:
         record = load(args.file)
+        if args.html:
+            from .web.viewer import write_html
+
+            print_fn(f"wrote {write_html(record, args.html)} (open it in a browser)")
+            return 0
     except (OSError, ValueError) as e:
         print(f"yaniv replay: {e}", file=sys.stderr)
         return 1
