@@ -343,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rating", choices=("openskill", "002"), help="league rating to rank by (implies --league)")
     p.add_argument("--save-replays", metavar="DIR", help="save the first games as replays (yaniv replay FILE)")
     p.add_argument("--replays", type=int, default=3, help="how many games --save-replays keeps (default 3)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", "--quiet", dest="quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--trust",
         action="store_true",
