@@ -18,13 +18,13 @@ Replays are recorded by the scalar runner only.
 
 from __future__ import annotations
 
-import sys
-import time
+import contextlib
 from collections.abc import Callable
 
 import numpy as np
 
 from agents.batched import BatchedGreedy, BatchedHeuristic, BatchedRandom, BatchedTrained, batched
+from agents.heuristic_batched import _decide_range
 from agents.streams import agent_key
 from yaniv_env import engine
 from yaniv_env.core.policies import batched_policy
@@ -32,6 +32,7 @@ from yaniv_env.games import game_of
 from yaniv_env.replay import agent_seed
 from yaniv_env.rules import Rules
 from yaniv_env.vector import REASONS, BatchedYaniv
+from yaniv_env.vector.batched import ENGINE_KERNELS, cache_is_cold, compile_notice
 
 from .runner import GameRecord, build_agent, game_outs, game_record
 
@@ -44,34 +45,30 @@ COMPILED_AGENTS = ("random", "greedy", "heuristic")
 _compiled: set[tuple[Rules, bool]] = set()
 
 
-def compile_kernels(rules: Rules, announce=None, search: bool = False) -> None:
+def compile_kernels(rules: Rules, announce: bool = False, search: bool = False) -> None:
     """Compile (or read from Numba's cache) the batched engine's and the compiled agents'
     kernels on one game of ``rules``, once per process, before a progress bar starts: a
     first run on a machine compiles for about a minute, which a bar would show as a stall.
-    ``announce``: a stream to say so on (``None``: silent); ``search``: also the rollout
-    kernel of ``search_fast`` (an imitation teacher)."""
+    ``announce``: say so on stderr when Numba's cache is cold (:func:`compile_notice`);
+    ``search``: also the rollout kernel of ``search_fast`` (an imitation teacher)."""
     if (rules, search) in _compiled:
         return
-    if announce is not None:
-        print("compiling the batched engine and agents (first run on a machine; cached after)...", end=" ",
-              file=announce, flush=True)  # fmt: skip
-    start = time.perf_counter()
-    eng = BatchedYaniv(rules, num_envs=1, seed=0)
-    masks, obs = eng.legal_masks(), eng.observations()
-    for name in COMPILED_AGENTS:
-        batched_policy(name, seed=0, rules=rules).act_batch(obs, masks)
-    eng.step(np.flatnonzero(masks[0])[:1])
-    eng.ranking()
-    if search:  # the rollout kernel runs once the search searches: play until it has
-        import agents
-
-        searcher = agents.make("search_fast", seed=0, rules=rules)
+    cold = announce and cache_is_cold(*ENGINE_KERNELS, _decide_range)
+    with compile_notice("the batched engine and agents") if cold else contextlib.nullcontext():
         eng = BatchedYaniv(rules, num_envs=1, seed=0)
-        while not searcher.searched and not eng.done[0]:  # one game holds a Yaniv call
-            eng.step(searcher.act_batch(eng.observations(), eng.legal_masks()))
+        masks, obs = eng.legal_masks(), eng.observations()
+        for name in COMPILED_AGENTS:
+            batched_policy(name, seed=0, rules=rules).act_batch(obs, masks)
+        eng.step(np.flatnonzero(masks[0])[:1])
+        eng.ranking()
+        if search:  # the rollout kernel runs once the search searches: play until it has
+            import agents
+
+            searcher = agents.make("search_fast", seed=0, rules=rules)
+            eng = BatchedYaniv(rules, num_envs=1, seed=0)
+            while not searcher.searched and not eng.done[0]:  # one game holds a Yaniv call
+                eng.step(searcher.act_batch(eng.observations(), eng.legal_masks()))
     _compiled.add((rules, search))
-    if announce is not None:
-        print(f"{time.perf_counter() - start:.0f} s", file=announce, flush=True)
 
 
 _EXACT = (BatchedRandom, BatchedGreedy, BatchedHeuristic)
@@ -119,7 +116,7 @@ class BatchedRunner:
         ``on_games(k)`` is called as games finish."""
         if record_until:
             raise ValueError("the batched runner records no replays")
-        compile_kernels(self.rules, sys.stderr if on_games is not None else None)
+        compile_kernels(self.rules, announce=on_games is not None)
         n = self.n
         games = [
             (deal, seed, tuple(base[(s - rot) % n] for s in range(n)), rot)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from yaniv_env.core.imports import needs_extra
+
 COMMANDS = {
     "train": ("training.train", "train an agent (MaskablePPO, self-play league)"),
     "train-rllib": ("training.rllib.train", "train with RLlib on Ray (multi-agent PPO self-play; [rllib] extra)"),
@@ -40,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nunknown command {argv[0]!r}", file=sys.stderr)
             return 2
         return 0
-    module = importlib.import_module(COMMANDS[argv[0]][0])
-    return int(module.main(argv[1:]) or 0)
+    with needs_extra(f"yaniv {argv[0]}"):
+        module = importlib.import_module(COMMANDS[argv[0]][0])
+        return int(module.main(argv[1:]) or 0)
 
 
 if __name__ == "__main__":

@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--html", metavar="FILE", help="with --record-game: the game as a replay page (open in a browser)")
     p.add_argument("--replay-file", metavar="FILE", help="with --record-game: the game as a replay (yaniv replay)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", "--quiet", dest="quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--trust",
         action="store_true",

@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1, help="processes")
     p.add_argument("--json", help="write every league as JSON")
     p.add_argument("--markdown", help="write the ranked table as Markdown")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", "--quiet", dest="quiet", action="store_true", help="no progress bars")
     a = p.parse_args(argv)
     try:
         tables = parse_tables(a.tables) if a.tables else default_tables()

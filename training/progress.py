@@ -3,7 +3,10 @@ shows one (imitation: decisions collected, epochs fitted; PPO: minutes of the bu
 steps; evaluation: games), with the elapsed and remaining time as ``m:ss``.
 
 Bars go to standard error through tqdm (``tqdm.auto``: a widget in notebooks), so that the
-tables on standard output stay clean; without tqdm, or with ``enabled=False``, there is no bar.
+tables on standard output stay clean; without tqdm, or with ``enabled=False`` (the commands'
+``--no-progress``), there is no bar. When standard error is not a terminal (a log file, a
+pipe, a notebook) a bar redraws at most once every :data:`LOG_INTERVAL` seconds: each redraw
+is written out, and at a terminal's rate a ten-minute run would log megabytes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ _COUNT_FORMAT = (
 )
 #: A wall-clock budget in minutes: "4.5/10.0 min of the budget".
 _MINUTES_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total:.1f} min{postfix}"
+#: Seconds between redraws when standard error is not a terminal (tqdm's own minimum: 0.1).
+LOG_INTERVAL = 1.0
 
 
 def progress_bar(total: float, enabled: bool, desc: str, unit: str = "games", *, minutes: bool = False):
@@ -33,5 +38,6 @@ def progress_bar(total: float, enabled: bool, desc: str, unit: str = "games", *,
         unit=unit,
         file=sys.stderr,
         dynamic_ncols=True,
+        mininterval=0.1 if sys.stderr.isatty() else LOG_INTERVAL,
         bar_format=_MINUTES_FORMAT if minutes else _COUNT_FORMAT,
     )

@@ -409,7 +409,7 @@ def train(args: Args, given: set[str] | None = None) -> int:
     if kind == "batched":  # before the budget's clock starts: a first run compiles for about a minute
         from training.batched_runner import compile_kernels  # loads Numba: only for the batched engine
 
-        compile_kernels(rules, announce=sys.stdout, search=meta is None and args.pretrain == "search_fast")
+        compile_kernels(rules, announce=True, search=meta is None and args.pretrain == "search_fast")
 
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "monitor").mkdir(exist_ok=True)

@@ -6,13 +6,17 @@ have to import Gymnasium (and PettingZoo) to register them. :func:`when_imported
 imports the library. A finder at the front of ``sys.meta_path`` sees the import of a
 watched module, lets the other finders find it, and runs the hooks once the module's code
 has run (not if it failed). Each hook runs once.
+
+:func:`needs_extra` names the extra of ``yaniv-env`` to install when an optional library
+(Numba, torch, Stable-Baselines3, ...) is missing, instead of a bare ``No module named``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import ModuleType
 
 Hook = Callable[[ModuleType], None]
@@ -70,4 +74,36 @@ def when_imported(name: str, hook: Hook) -> None:
     _watch.hooks.setdefault(name, []).append(hook)
 
 
-__all__ = ["when_imported"]
+#: The optional libraries and the extra of ``yaniv-env`` that installs each (``pyproject.toml``).
+EXTRAS = {
+    "numba": "vector",
+    "llvmlite": "vector",
+    "torch": "train",
+    "stable_baselines3": "train",
+    "sb3_contrib": "train",
+    "safetensors": "train",
+    "tensorboard": "train",
+    "tqdm": "train",
+    "openskill": "train",
+    "matplotlib": "train",
+    "ray": "rllib",
+}
+
+
+@contextlib.contextmanager
+def needs_extra(what: str) -> Iterator[None]:
+    """Re-raise a ``ModuleNotFoundError`` for one of :data:`EXTRAS`'s libraries, met in the
+    block, as one that says what needed it and which extra installs it; other errors pass."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        library = (exc.name or "").partition(".")[0]
+        if library not in EXTRAS:
+            raise
+        raise ModuleNotFoundError(
+            f"{what} needs {library}, which is not installed: pip install 'yaniv-env[{EXTRAS[library]}]'",
+            name=exc.name,
+        ) from exc
+
+
+__all__ = ["EXTRAS", "needs_extra", "when_imported"]

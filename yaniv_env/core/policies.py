@@ -27,6 +27,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .imports import needs_extra
+
 #: The entry-point group through which packages announce the modules that register policies.
 ENTRY_POINT_GROUP = "yaniv_env.policies"
 
@@ -87,8 +89,10 @@ def batched_policy(spec: Any, seed: int | None = None, rules: Any = "standard", 
     batcher = _batcher[0]
     if isinstance(batcher, str):
         module, attr = batcher.split(":")
-        batcher = _batcher[0] = getattr(importlib.import_module(module), attr)
-    return batcher(spec, seed=seed, rules=rules, **options)
+        with needs_extra("batched policies"):
+            batcher = _batcher[0] = getattr(importlib.import_module(module), attr)
+    with needs_extra(f"the batched policy {spec!r}"):
+        return batcher(spec, seed=seed, rules=rules, **options)
 
 
 def load_plugins() -> None:
@@ -126,12 +130,13 @@ def make_policy(name: str, seed: int | None = None, **options: Any) -> Policy:
     from that file. ``ValueError`` listing the known names for anything else."""
     if not isinstance(name, str):
         raise TypeError(f"a policy name must be a string, got {type(name).__name__}")
-    factory = _factory(name)
-    if factory is not None:
-        return factory(seed=seed, **options)
-    for suffix, loader in _loaders.items():
-        if name.endswith(suffix):
-            return loader(name, seed=seed, **options)
+    with needs_extra(f"the agent {name!r}"):
+        factory = _factory(name)
+        if factory is not None:
+            return factory(seed=seed, **options)
+        for suffix, loader in _loaders.items():
+            if name.endswith(suffix):
+                return loader(name, seed=seed, **options)
     files = "".join(f" (or a path to a {s} file)" for s in sorted(_loaders))
     known = ", ".join(sorted(_factories)) or "none registered"
     raise ValueError(f"unknown agent {name!r}; agents: {known}{files}")

@@ -65,12 +65,21 @@ into the AEC environment's per-seat rewards (``score``, ``outcome``, ``round_win
 ``score_outcome``; ``game`` or ``round`` episodes); rewards earned on other seats' moves
 are in the same arrays, for the vector environment to accumulate.
 
-Compilation: kernels are compiled by Numba with ``cache=True`` (paid once per machine and
-then read from ``__pycache__``); :func:`compile_seconds` tells how long the first use took.
+Needs Numba (the ``[vector]`` extra, included in ``[train]``): importing this package
+without it raises ``ModuleNotFoundError`` naming the extra.
+
+Compilation: kernels are compiled by Numba with ``cache=True`` (paid once per machine, and
+again after an edit of the kernels or a Numba upgrade, then read from ``__pycache__``). When
+the cache is cold, the first engine of a process compiles them at once and says so on
+stderr ("compiling the batched engine (first run, ...)" then "compiled in N s");
+:func:`compile_seconds` tells how long the first use took.
 """
 
 from __future__ import annotations
 
-from .batched import REASONS, BatchedYaniv, StepResult, compile_seconds, round_rewards
+from yaniv_env.core.imports import needs_extra
+
+with needs_extra("the batched engine (yaniv_env.vector)"):
+    from .batched import REASONS, BatchedYaniv, StepResult, compile_seconds, round_rewards
 
 __all__ = ["BatchedYaniv", "StepResult", "REASONS", "round_rewards", "compile_seconds"]

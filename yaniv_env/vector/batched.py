@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -19,6 +22,52 @@ from .tables import tables
 REASONS = ("yaniv", "empty_hand", "draw")
 
 _compile_seconds: float | None = None
+#: The kernels the first engine of a process compiles (or reads from Numba's cache).
+ENGINE_KERNELS = (K.new_games, K.legal_masks, K.observations, K.step, K.ranking)
+_first_use_checked = False
+_notice_depth = 0
+
+
+def cache_is_cold(*kernels) -> bool:
+    """Whether Numba's on-disk cache lacks one of these ``cache=True`` functions for the
+    current source and Numba version, so that their first use compiles them."""
+    for kernel in kernels:
+        try:
+            # Numba's cache index (a private API): empty when missing or stale
+            if not kernel._cache._cache_file._load_index():
+                return True
+        except Exception:  # another Numba: unknown, so say it may compile
+            return True
+    return False
+
+
+@contextlib.contextmanager
+def compile_notice(what: str) -> Iterator[None]:
+    """Say on stderr that ``what`` is being compiled (first run on a machine, about a
+    minute, cached afterwards), then how long it took; nested notices stay silent."""
+    global _notice_depth
+    _notice_depth += 1
+    start = time.perf_counter()
+    try:
+        if _notice_depth == 1:
+            print(f"compiling {what} (first run, about a minute; cached afterwards)...", file=sys.stderr, flush=True)
+        yield
+    finally:
+        _notice_depth -= 1
+    if _notice_depth == 0:
+        print(f"compiled in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+
+def _compile_if_cold() -> None:
+    """Before the process's first engine: when the kernels are not in Numba's cache, compile
+    them now under a notice rather than stall silently in the first step."""
+    global _first_use_checked
+    if _first_use_checked:
+        return
+    _first_use_checked = True
+    if cache_is_cold(*ENGINE_KERNELS):
+        with compile_notice("the batched engine"):
+            compile_seconds()
 
 
 def compile_seconds() -> float:
@@ -100,6 +149,7 @@ class BatchedYaniv:
         self.rules = get_rules(rules, num_players)
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        _compile_if_cold()
         self.num_envs = num_envs = int(num_envs)
         self.num_players = n = self.rules.num_players
         self.autoreset = autoreset

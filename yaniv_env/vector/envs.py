@@ -2,14 +2,21 @@
 
 .. code-block:: python
 
-    from yaniv_env.vector.envs import YanivVectorEnv, YanivVecEnv, BatchedSelfPlay
+    import numpy as np
+    from sb3_contrib import MaskablePPO
+    from yaniv_env.vector.envs import YanivVectorEnv, YanivVecEnv
 
     envs = YanivVectorEnv("standard", num_envs=256, opponents="heuristic")     # Gymnasium
     obs, infos = envs.reset(seed=0)
-    obs, rewards, terminations, truncations, infos = envs.step(policy(obs, envs.action_masks()))
+    rng = np.random.default_rng(0)
+    actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in envs.action_masks()])
+    obs, rewards, terminations, truncations, infos = envs.step(actions)
 
     venv = YanivVecEnv("standard", num_envs=64, opponents="heuristic")        # Stable-Baselines3
-    MaskablePPO("MlpPolicy", venv).learn(100_000)          # masks through venv.env_method("action_masks")
+    # PPO updates every num_envs * n_steps steps: 64 * 32 = 2,048 here (SB3's default
+    # n_steps=2048 would collect 131,072 steps before the first update)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=512, seed=0)
+    model.learn(total_timesteps=2_048)     # masks through venv.env_method("action_masks")
 
 ==================  ==========================================================================
 class               interface
