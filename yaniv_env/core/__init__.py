@@ -14,6 +14,7 @@ module          what it holds
 ``outcome``     places (ties share the better place) and a round's :class:`Outcome`
 ``imports``     ``when_imported``: run a hook when a library is imported (registration)
 ``cpus``        ``available_cpus``: the CPUs this process may run on (thread and worker counts)
+``ids``         ``is_int``: what counts as an integer id (an action, a card) at the API's edges
 ``aec``         :class:`CardGameEnv`, the PettingZoo AEC base (``wrap``, places, rewards)
 ``gym``         :class:`CardGameGymEnv`, the single-agent Gymnasium wrapper base
 ==============  ===========================================================================

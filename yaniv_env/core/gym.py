@@ -36,6 +36,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .ids import is_int
 from .policies import Policy, as_policy
 
 OpponentSpec = Any  # a registered name, a Policy, or a callable (observation, mask) -> int
@@ -177,7 +178,7 @@ class CardGameGymEnv(gymnasium.Env):
         if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
             action = action.item()
         n = self._mask.size
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
+        if not is_int(action) or not 0 <= action < n:
             raise ValueError(f"action {action!r} is not an action id: the ids are the ints 0..{n - 1}")
         return int(action)
 
