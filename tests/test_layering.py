@@ -29,6 +29,7 @@ LIGHT = [
     "yaniv_env.core.cards",
     "yaniv_env.core.frames",
     "yaniv_env.core.cpus",
+    "yaniv_env.core.ids",
     "yaniv_env.core.game",
     "yaniv_env.core.imports",
     "yaniv_env.core.layout",

@@ -36,6 +36,7 @@ from typing import Literal
 import numpy as np
 
 from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, card_name, cards_name
+from .core.ids import is_int
 from .rules import Rules
 
 DRAW_STOCK = 0
@@ -336,7 +337,7 @@ class ActionTable:
         return [self.name(a) for a in range(self.num_actions)]
 
     def check_id(self, action) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if not is_int(action):
             raise ValueError(f"an action is an int id, got {action!r}")
         action = int(action)
         if not 0 <= action < self.num_actions:

@@ -15,6 +15,7 @@ module          what it holds
 ``imports``     ``when_imported``: run a hook when a library is imported (registration)
 ``frames``      the table as a picture (Pillow) and the window (pygame-ce) of ``render()``
 ``cpus``        ``available_cpus``: the CPUs this process may run on (thread and worker counts)
+``ids``         ``is_int``: what counts as an integer id (an action, a card) at the API's edges
 ``aec``         :class:`CardGameEnv`, the PettingZoo AEC base (``wrap``, places, rewards)
 ``gym``         :class:`CardGameGymEnv`, the single-agent Gymnasium wrapper base
 ==============  ===========================================================================

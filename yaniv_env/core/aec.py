@@ -15,6 +15,7 @@ from pettingzoo.utils import wrappers
 
 from . import frames
 from .frames import RECENT_EVENTS, RevealSpec, TableView, check_reveal
+from .ids import is_int
 from .rules import RulesBase
 
 #: The render modes of every game's environments: ``"ansi"`` (text), ``"rgb_array"``
@@ -32,10 +33,10 @@ def place_reward(place: int, players: int) -> float:
 
 class FastDiscrete(spaces.Discrete):
     """``gymnasium.spaces.Discrete`` whose :meth:`contains` answers a plain ``int``
-    without NumPy calls (loops and wrappers that check every action ask it at every step);
+    without NumPy calls (the wrapper of :func:`wrap` asks at every step);
     other values go to ``spaces.Discrete.contains``. The answers are the same (``True``
-    is in the space, as ``1``: the environments' own check refuses it, see
-    :class:`CheckedOrderEnforcingWrapper`)."""
+    is in the space, as ``1``: the wrapper refuses it first, with
+    :func:`yaniv_env.core.ids.is_int`)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -68,11 +69,10 @@ class CheckedOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
             if not self.agents:
                 raise self.unwrapped.no_game_error()
             agent = self.agent_selection
-            if not (action is None and (self.terminations[agent] or self.truncations[agent])):
-                try:
-                    self.unwrapped.table.check_id(action)
-                except ValueError:
-                    raise self.unwrapped.action_error(agent, action) from None
+            if not (is_int(action) and self.action_space(agent).contains(action)) and not (
+                action is None and (self.terminations[agent] or self.truncations[agent])
+            ):
+                raise self.unwrapped.action_error(agent, action)
         super().step(action)
 
     def last(self, observe: bool = True):

@@ -37,6 +37,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .aec import RENDER_FPS, RENDER_MODES
+from .ids import is_int
 from .policies import Policy, as_policy
 
 OpponentSpec = Any  # a registered name, a Policy, or a callable (observation, mask) -> int
@@ -178,7 +179,7 @@ class CardGameGymEnv(gymnasium.Env):
         if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
             action = action.item()
         n = self._mask.size
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
+        if not is_int(action) or not 0 <= action < n:
             raise ValueError(f"action {action!r} is not an action id: the ids are the ints 0..{n - 1}")
         return int(action)
 

@@ -30,6 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.cards import NUM_RANKS, NUM_SUITS, RANK, SUIT, SUIT_SYMBOLS, card_name
+from ..core.ids import is_int
 from .rules import Rules
 
 DRAW = 0
@@ -65,7 +66,7 @@ class Decoded:
 
 
 def _check_id(action) -> int:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    if not is_int(action):
         raise ValueError(f"an action is an int id, got {action!r}")
     action = int(action)
     if not 0 <= action < NUM_ACTIONS:
@@ -76,7 +77,7 @@ def _check_id(action) -> int:
 def encode(card: int, named: int | None = None) -> int:
     """The id of playing card kind ``card``; a Jack played as a wild card also takes the
     ``named`` suit (0..3). ``encode(J♣)`` without ``named`` is the opening J♣."""
-    if isinstance(card, bool) or not isinstance(card, (int, np.integer)) or not 0 <= card < 52:
+    if not is_int(card) or not 0 <= card < 52:
         raise ValueError(f"card kind {card!r} is not a card of the 52-card deck")
     card = int(card)
     if named is None:

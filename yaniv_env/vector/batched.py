@@ -12,6 +12,7 @@ import numpy as np
 
 from ..actions import action_table
 from ..cards import NUM_KINDS
+from ..core.ids import is_int
 from ..core.seeding import game_key
 from ..engine import DISCARD, GAME_OVER
 from ..observation import ObservationLayout
@@ -147,7 +148,7 @@ class BatchedYaniv:
         autoreset: bool = False,
     ):
         self.rules = get_rules(rules, num_players)
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not is_int(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         _compile_if_cold()
         self.num_envs = num_envs = int(num_envs)

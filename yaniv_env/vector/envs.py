@@ -89,6 +89,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ..actions import action_table
+from ..core.ids import is_int
 from ..core.policies import batched_policy
 from ..core.seeding import seeded_key
 from ..rules import get_rules
@@ -179,7 +180,7 @@ def check_actions(actions, masks: np.ndarray, table) -> np.ndarray:
     else:  # one by one: NumPy reads [3, True] as ints and [3, 1.5] as floats
         items = list(arr if isinstance(actions, np.ndarray) else actions)
         for b, a in enumerate(items):
-            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            if not is_int(a):
                 raise refuse(b, f"action {_value(a)!r} is not an action id (an int 0..{A - 1})")
         in_range = np.array([0 <= a < A for a in items], dtype=bool)
         ids = np.array([int(a) if ok else -1 for a, ok in zip(items, in_range, strict=True)], dtype=np.int64)
