@@ -76,7 +76,9 @@ def test_records_without_annotations_load_and_bad_ones_are_refused(tmp_path):
 
 @pytest.fixture(scope="module")
 def annotated_record():
-    return replay.record_game("standard", 2, 11, [agents.make("ppo", seed=0), agents.make("heuristic", seed=1)])
+    # seven: first to 100 points, a short game
+    players = [agents.make("ppo", rules="seven", seed=0), agents.make("heuristic", rules="seven", seed=1)]
+    return replay.record_game("seven", 2, 11, players)
 
 
 def test_viewer_frames_follow_the_game(annotated_record):
@@ -101,12 +103,23 @@ def test_viewer_frames_follow_the_game(annotated_record):
     assert len(data["cards"]) == JOKER + 1 and data["cards"][JOKER]["rank"] == "★"
 
 
+def test_viewer_shows_where_a_partial_record_was_left(tmp_path):
+    from yaniv_env.play import play
+
+    answers = iter(["1", "1", "1", "q"])
+    path = tmp_path / "left.json"
+    play(["random"], seed=2, record=str(path), input_fn=lambda _: next(answers), print_fn=lambda *a: None)
+    data = viewer.viewer_data(replay.load(path))
+    last = data["frames"][-1]["decision"]
+    assert data["complete"] is False and "action" not in last and last["legal"] and last["seat"] == 0
+
+
 def test_viewer_page_is_self_contained_and_escapes_text(annotated_record, tmp_path):
     rec = dict(annotated_record, agents=["</script><script>alert(1)</script>", "search", "a & b"])
     page = viewer.write_html(rec, tmp_path / "out" / "game.html").read_text(encoding="utf-8")
     assert "{{" not in page and "/*{{" not in page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "the page must load nothing"
-    assert page.count("</script>") == 3  # the data, the code... and nothing from the labels
+    assert page.count("</script>") == 2  # the data and the code: nothing from the labels
     assert _embedded(page)["labels"][0] == "</script><script>alert(1)</script>"
 
 
