@@ -28,31 +28,32 @@ def _embedded(html: str) -> dict:
 # -- annotations ------------------------------------------------------------------------------
 
 
-def test_annotated_agents_make_the_moves_act_makes():
+@pytest.mark.parametrize("name, kind", [("ppo", "probabilities"), ("search", "values"), ("search_fast", "values")])
+def test_annotated_agents_make_the_moves_act_makes(name, kind):
     # act_annotated is act plus a note: the same moves from the same seeds, so a recorded game
     # is the game the agents play
-    for name, kind in (("ppo", "probabilities"), ("search", "values"), ("search_fast", "values")):
-        for seed in range(3):  # one round each (search is slow)
-            game = dict(rules="standard", num_players=2, seed=seed, episode="round")
-            played = replay.record_game(policies=[agents.make(name, seed=0), agents.make("heuristic", seed=1)], **game)
-            if any(played["annotations"][:-1]):
-                break
-        env = raw_env(rules="standard", num_players=2, episode="round")
-        env.reset(seed=seed)
-        plain = [agents.make(name, seed=0), agents.make("heuristic", seed=1)]
-        for (agent, action), _ in zip(played["steps"], played["annotations"], strict=True):
-            obs = env.observe(agent)
-            if action is not None:  # act makes the recorded move
-                assert plain[int(agent[-1])].act(obs["observation"], obs["action_mask"]) == action
-            env.step(action)
-        notes = [a for a in played["annotations"] if a is not None]
-        assert notes and all(a["kind"] == kind for a in notes), name
-        for (agent, action), note in zip(played["steps"], played["annotations"], strict=True):
-            if note is not None:
-                assert agent == "player_0" and len(note["actions"]) == len(note["values"])
-                if kind == "probabilities":
-                    assert abs(sum(note["values"]) - 1) < 1e-3 and action in note["actions"]
-                    assert note["actions"][int(np.argmax(note["values"]))] == action  # deterministic: the arg-max
+    for seed in range(5):  # one round (search is slow) in which the agent annotates
+        game = dict(rules="standard", num_players=2, seed=seed, episode="round")
+        played = replay.record_game(policies=[agents.make(name, seed=0), agents.make("heuristic", seed=1)], **game)
+        if played.get("annotations"):
+            break
+    env = raw_env(rules="standard", num_players=2, episode="round")
+    env.reset(seed=seed)
+    plain = [agents.make(name, seed=0), agents.make("heuristic", seed=1)]
+    for agent, action in played["steps"]:
+        obs = env.observe(agent)
+        if action is not None:  # act makes the recorded move
+            assert plain[int(agent[-1])].act(obs["observation"], obs["action_mask"]) == action
+        env.step(action)
+    notes = [a for a in played["annotations"] if a is not None]
+    assert notes and all(a["kind"] == kind for a in notes)
+    for (agent, action), note in zip(played["steps"], played["annotations"], strict=True):
+        if note is not None:
+            assert agent == "player_0" and len(note["actions"]) == len(note["values"])
+            assert action in note["actions"]  # a policy rates every legal move, a search the moves it chose from
+            if kind == "probabilities":
+                assert abs(sum(note["values"]) - 1) < 1e-3
+                assert note["actions"][int(np.argmax(note["values"]))] == action  # deterministic: the arg-max
 
 
 def test_records_without_annotations_load_and_bad_ones_are_refused(tmp_path):
