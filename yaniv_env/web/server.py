@@ -235,7 +235,10 @@ class Lobby:
         offered = self.opponents(rules.name, n)
         if not isinstance(opponents, list) or len(opponents) != n - 1 or not all(o in offered for o in opponents):
             raise Refusal(400, f"opponents must be a list of {n - 1} of {', '.join(offered)}, got {opponents!r}")
-        game = Game(secrets.token_urlsafe(12), rules, seat, opponents, seed)
+        try:
+            game = Game(secrets.token_urlsafe(12), rules, seat, opponents, seed)
+        except (ValueError, ImportError) as e:  # an agent that cannot be made here
+            raise Refusal(400, f"cannot seat the opponents {opponents}: {e}") from None
         with self._lock:
             self.games[game.id] = game
             while len(self.games) > self.max_games:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..actions import action_table
 from ..engine import ROUND_OVER, legal_actions
 from ..replay import check_record, replay, rules_from_dict
 from .pages import page
@@ -32,8 +33,9 @@ TEMPLATE = "replay.html"
 def viewer_data(record: Mapping) -> dict:
     """The data the viewer draws (the game replayed and checked, :func:`yaniv_env.replay.replay`):
     one *frame* per decision, the table before it (every hand) with the decision made there
-    (seat, move, legal moves, annotation), then a last frame at the end. A frame after a
-    round's end holds that round's result (``round_over``)."""
+    (seat, move, legal moves, annotation), then a last frame at the end (of a partial
+    record: where it was left, with the moves the player had). A frame after a round's end
+    holds that round's result (``round_over``)."""
     check_record(record)
     rules = rules_from_dict(record["rules"])
     notes = record.get("annotations") or [None] * len(record["steps"])
@@ -59,10 +61,6 @@ def viewer_data(record: Mapping) -> dict:
             names.update(legal)
             frame["decision"] = {"seat": int(state.current), "legal": legal}
         frames.append(frame)
-    if frames[-1]["decision"] is not None and "action" not in frames[-1]["decision"]:
-        frames[-1]["decision"] = None  # a partial record: nobody has moved there yet
-    from ..actions import action_table
-
     labels = record.get("agents") or [None] * record["num_players"]
     return {
         "rules": rules.name,
