@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from yaniv_env.core.imports import needs_extra
+from yaniv_env.core.imports import MissingExtra, needs_extra
 
 COMMANDS = {
     "train": ("training.train", "train an agent (MaskablePPO, self-play league)"),
@@ -42,9 +42,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nunknown command {argv[0]!r}", file=sys.stderr)
             return 2
         return 0
-    with needs_extra(f"yaniv {argv[0]}"):
-        module = importlib.import_module(COMMANDS[argv[0]][0])
-        return int(module.main(argv[1:]) or 0)
+    try:
+        with needs_extra(f"yaniv {argv[0]}"):
+            module = importlib.import_module(COMMANDS[argv[0]][0])
+            return int(module.main(argv[1:]) or 0)
+    except MissingExtra as e:  # one line, as for any other configuration error
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

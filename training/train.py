@@ -126,6 +126,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import sb3_contrib  # noqa: F401  (the [train] extra, named if missing: the network classes below need it)
 
 from agents.advice import AdvisedPolicy
 from agents.trained import ActionFeaturePolicy, load_model, rules_to_dict

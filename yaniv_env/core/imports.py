@@ -90,20 +90,30 @@ EXTRAS = {
 }
 
 
+class MissingExtra(ModuleNotFoundError):
+    """An optional library is not installed; ``extra`` is the extra of ``yaniv-env`` that
+    installs it."""
+
+    def __init__(self, what: str, library: str, name: str | None = None):
+        self.extra = EXTRAS[library]
+        super().__init__(f"{what} needs {library}, which is not installed: pip install 'yaniv-env[{self.extra}]'")
+        self.name = name or library
+
+
 @contextlib.contextmanager
 def needs_extra(what: str) -> Iterator[None]:
     """Re-raise a ``ModuleNotFoundError`` for one of :data:`EXTRAS`'s libraries, met in the
-    block, as one that says what needed it and which extra installs it; other errors pass."""
+    block, as a :class:`MissingExtra` that says what needed it and which extra installs it;
+    other errors pass."""
     try:
         yield
+    except MissingExtra:
+        raise  # already says what needed it
     except ModuleNotFoundError as exc:
         library = (exc.name or "").partition(".")[0]
         if library not in EXTRAS:
             raise
-        raise ModuleNotFoundError(
-            f"{what} needs {library}, which is not installed: pip install 'yaniv-env[{EXTRAS[library]}]'",
-            name=exc.name,
-        ) from exc
+        raise MissingExtra(what, library, exc.name) from exc
 
 
-__all__ = ["EXTRAS", "needs_extra", "when_imported"]
+__all__ = ["EXTRAS", "MissingExtra", "needs_extra", "when_imported"]
