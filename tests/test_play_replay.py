@@ -157,9 +157,11 @@ def test_yaniv_replay_step_eof_and_quit(record, tmp_path):
 def test_yaniv_replay_bad_file(tmp_path, capsys):
     bad = tmp_path / "x.json"
     bad.write_text("[1, 2]")
-    assert rp.main([str(bad)]) == 1
+    assert rp.main([str(bad)]) == 2
     assert "not a Yaniv replay" in capsys.readouterr().err
-    assert rp.main([str(tmp_path / "missing.json")]) == 1
+    missing = tmp_path / "missing.json"
+    assert rp.main([str(missing)]) == 2
+    assert capsys.readouterr().err == f"yaniv replay: cannot read {missing}: No such file or directory\n"
 
 
 # -- play -----------------------------------------------------------------------------------------

@@ -3,13 +3,18 @@
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
 ``yaniv_env.play``, ``yaniv_env.replay``, ``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists
-a command's options and ``yaniv --version`` prints the package version.
+a command's options and ``yaniv --version`` prints the package version. A file a command
+cannot read (missing, unreadable, or refused by its loader) ends it with one line on
+stderr (``yaniv eval: cannot read x.safetensors: No such file or directory``) and exit
+code 2.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+
+from yaniv_env.core.limits import file_error
 
 COMMANDS = {
     "train": ("training.train", "train an agent (MaskablePPO, self-play league)"),
@@ -39,7 +44,11 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return 0
     module = importlib.import_module(COMMANDS[argv[0]][0])
-    return int(module.main(argv[1:]) or 0)
+    try:
+        return int(module.main(argv[1:]) or 0)
+    except (OSError, ValueError) as e:  # a missing, unreadable or refused file: one line, no traceback
+        print(f"yaniv {argv[0]}: {file_error(e)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
