@@ -312,15 +312,15 @@ def check_metadata(
     if obs != recorded_obs:
         old, new = recorded_obs, obs
         if old.get("size") != new["size"]:
-            what = f"observation size {old['size']} but this version builds {new['size']}"
+            what = f"observation size {old.get('size')!r} but this version builds {new['size']}"
         else:
-            what = f"observation pieces {old['pieces']} but this version builds {new['pieces']}"
+            what = f"observation pieces {old.get('pieces')!r} but this version builds {new['pieces']}"
         raise ValueError(f"{where}model trained for {what} for rules {trained.name!r}")
     act = action_fingerprint(trained)
     if act != recorded_act:
         old = recorded_act
         if old.get("size") != act["size"]:
-            what = f"{old['size']} actions but this version has {act['size']}"
+            what = f"{old.get('size')!r} actions but this version has {act['size']}"
         else:
             what = "an action table with other action names (hash differs)"
         raise ValueError(f"{where}model trained for {what} for rules {trained.name!r}")

@@ -350,3 +350,73 @@ def test_issue_attacks_are_refused_naming_their_limit(shipped, tiny_checkpoint, 
         assert re.search(match, result["message"]), (path.name, match, result["message"])
         assert str(path) in result["message"] or path.name in result["message"], result["message"]
     assert not marker.exists()
+
+
+def test_commands_report_unreadable_files_on_one_line(tmp_path, capsys):
+    """A missing, unreadable or refused file ends every command with one line on stderr
+    and exit code 2, never a traceback."""
+    from training.cli import main as yaniv
+
+    missing = tmp_path / "x.safetensors"
+    garbage = tmp_path / "garbage.safetensors"
+    garbage.write_bytes(b"not a model" * 10)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    folder = tmp_path / "folder.safetensors"
+    folder.mkdir()
+    cases = [
+        (["eval", "--agents", f"{missing},random", "--games", "2", "--quiet"], f"cannot read {missing}: No such file"),
+        (["eval", "--agents", f"{folder},random", "--games", "2", "--quiet"], f"cannot read {folder}: Is a directory"),
+        (["eval", "--agents", f"{garbage},random", "--games", "2", "--quiet"], "not a valid yaniv play file"),
+        (["play", "--opponents", str(missing)], f"cannot read {missing}: No such file"),
+        (["play", "--opponents", str(garbage)], "not a valid yaniv play file"),
+        (["replay", str(tmp_path / "r.json")], f"cannot read {tmp_path / 'r.json'}: No such file"),
+        (["replay", str(deep)], "MAX_JSON_DEPTH"),
+        (["train", "--resume", str(tmp_path / "run")], "no checkpoint"),
+    ]
+    for argv, message in cases:
+        assert yaniv(argv) == 2, argv
+        captured = capsys.readouterr()
+        assert captured.err.startswith(f"yaniv {argv[0]}: ") and captured.err.count("\n") == 1, captured.err
+        assert message in captured.err and "Traceback" not in captured.err + captured.out, captured.err
+
+
+def test_demonstrations_are_bounded_before_their_arrays_are_read(tmp_path):
+    import numpy as np
+
+    from training.config import ConfigError
+    from training.imitation import load_demonstrations, save_demonstrations
+
+    rng = np.random.default_rng(0)
+    data = {
+        "obs": rng.random((20, 7), dtype=np.float32),
+        "mask": rng.random((20, 11)) < 0.5,
+        "act": rng.integers(0, 11, 20),
+        "ret": rng.random(20, dtype=np.float32),
+        "episode": np.arange(20),
+        "episodes": 20,
+        "cand_act": None,
+        "cand_value": None,
+    }
+    key = {"teacher": "greedy", "rules": {"name": "standard"}}
+    path = tmp_path / "demos.npz"
+    save_demonstrations(path, data, key)
+    loaded = load_demonstrations(path, key)
+    for name in ("obs", "mask", "act", "ret", "episode"):
+        assert np.array_equal(loaded[name], data[name])
+    with pytest.raises(ConfigError, match="other settings"):
+        load_demonstrations(path, {**key, "teacher": "heuristic"})
+    # an array whose header declares far more than its entry holds
+    with zipfile.ZipFile(path) as z:
+        entries = {name: z.read(name) for name in z.namelist()}
+    header = entries["obs.npy"]
+    entries["obs.npy"] = header.replace(b"(20, 7)", b"(2000000000, 7)")
+    bad = tmp_path / "bad.npz"
+    with zipfile.ZipFile(bad, "w") as z:
+        for name, content in entries.items():
+            z.writestr(name, content)
+    with pytest.raises(ConfigError, match=r"'obs\.npy' declares float32 \(2000000000, 7\)"):
+        load_demonstrations(bad, key)
+    bad.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ConfigError, match="not a demonstration file"):
+        load_demonstrations(bad, key)
