@@ -34,9 +34,14 @@ Files are written atomically (:func:`save_checkpoint`: a temporary file in the s
 flushed and fsync'ed, then ``os.replace``), so an interrupted save never destroys the
 previous checkpoint.
 
-Reading the metadata (:func:`read_metadata`) never unpickles: it checks that the file is a
-sound zip within :data:`MAX_ENTRIES` entries of at most :data:`MAX_ENTRY_BYTES` each (CRC
-of every entry), that :data:`META_NAME` is present and at most :data:`MAX_JSON_BYTES`.
+Reading the metadata (:func:`read_metadata`) never unpickles: before :mod:`zipfile` reads
+the directory it checks the archive's end record (at most :data:`MAX_ENTRIES` entries,
+a directory of at most :data:`MAX_DIRECTORY_BYTES`), then that every entry declares at
+most :data:`MAX_ENTRY_BYTES` (:data:`MAX_TOTAL_BYTES` in all, and at most
+:data:`MAX_COMPRESSION_RATIO` times its compressed size above 1 MiB: a zip bomb), streams
+every entry once for its CRC, and reads :data:`META_NAME` in chunks that stop past
+:data:`MAX_JSON_BYTES` (JSON nested at most :data:`yaniv_env.core.limits.MAX_JSON_DEPTH`
+deep). Its rules are read within the game's ``rule_limits`` before any table is built.
 Loading the model (:func:`load_model`) does unpickle (Stable-Baselines3 stores Python
 objects in the ``data`` entry), so it is refused with :class:`UntrustedFileError` unless
 the caller says the file is trusted (``trusted=True``): a checkpoint can run any code its

@@ -29,14 +29,18 @@ training             informational: what the training checkpoint recorded (algor
 ===================  ==================================================================
 
 Reading (:func:`read_play_file`) parses the header itself before anything else and
-refuses a file larger than :data:`MAX_FILE_BYTES`, a header larger than
-:data:`MAX_HEADER_BYTES`, more than :data:`MAX_TENSORS` tensors, a tensor of more than
-:data:`MAX_TENSOR_ELEMENTS` values, any dtype but float32, byte ranges that do not tile
-the file exactly, and weights that do not match their SHA-256; only then are the weights
-read (by ``safetensors``, which never unpickles). The network is rebuilt from its
+refuses a file larger than :data:`MAX_FILE_BYTES`, a header (or metadata string) larger
+than :data:`MAX_HEADER_BYTES` or nested deeper than
+:data:`yaniv_env.core.limits.MAX_JSON_DEPTH`, more than :data:`MAX_TENSORS` tensors, a
+tensor of more than :data:`MAX_TENSOR_ELEMENTS` values, any dtype but float32, byte
+ranges that do not tile the file exactly, and weights that do not match their SHA-256;
+only then are the weights read (by ``safetensors``, which never unpickles), and refused
+if any is NaN or infinite. The network is rebuilt from its
 description by name (:func:`agents.networks.build_policy`, a fixed list of classes and
-activations), so no name in the file is ever imported. Every refusal is a ``ValueError``
-that says what is wrong.
+activations), so no name in the file is ever imported, once its parameter count (computed
+from the description) is within :data:`agents.networks.MAX_PARAMETERS` and equal to the
+number of weights in the file. Every refusal is a ``ValueError`` naming the file and the
+limit (``docs/loading-limits.md`` lists them all).
 """
 
 from __future__ import annotations

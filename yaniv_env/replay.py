@@ -51,7 +51,7 @@ import numpy as np
 
 from . import engine
 from .core.game import rules_to_dict
-from .core.limits import file_error, loads, read_file
+from .core.limits import file_error, read_json_file
 from .games import YANIV
 from .render import render_table
 from .rules import Rules, get_rules
@@ -208,8 +208,7 @@ def load(path: str | Path) -> dict:
     :data:`yaniv_env.core.limits.MAX_JSON_DEPTH`), ``OSError`` if it cannot be read."""
     path = Path(path)
     what = f"{path}: not a Yaniv replay"
-    data = read_file(path, max_bytes=MAX_FILE_BYTES, limit="yaniv_env.replay.MAX_FILE_BYTES", what=what)
-    record = loads(data, what=what, max_bytes=MAX_FILE_BYTES, limit="yaniv_env.replay.MAX_FILE_BYTES")
+    record = read_json_file(path, max_bytes=MAX_FILE_BYTES, limit="yaniv_env.replay.MAX_FILE_BYTES", what=what)
     try:
         check_record(record)
     except ValueError as e:

@@ -95,6 +95,14 @@ def read_file(path: str | os.PathLike, *, max_bytes: int, limit: str, what: str 
     return data
 
 
+def read_json_file(path: str | os.PathLike, *, max_bytes: int, limit: str, what: str = "") -> Any:
+    """The JSON value in the file at ``path``: :func:`read_file` then :func:`loads`."""
+    what = what or repr(str(path))
+    return loads(
+        read_file(path, max_bytes=max_bytes, limit=limit, what=what), what=what, max_bytes=max_bytes, limit=limit
+    )
+
+
 # -- zip archives ------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class ZipLimits:
@@ -231,5 +239,6 @@ __all__ = [
     "loads",
     "open_zip",
     "read_file",
+    "read_json_file",
     "read_member",
 ]
