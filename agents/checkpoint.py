@@ -61,14 +61,13 @@ import hashlib
 import io
 import json
 import os
-import struct
 import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from yaniv_env.core.game import rules_to_dict
-from yaniv_env.core.limits import ZipLimits, loads, open_zip, read_member
+from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
 
 META_NAME = "yaniv_checkpoint.json"
 #: Limits on what a checkpoint zip may declare, checked before anything is decompressed
@@ -276,7 +275,7 @@ def read_metadata(path: str | os.PathLike) -> dict:
                         )
                     raise ValueError(f"{where}: it has no {META_NAME} entry")
                 raw = read_member(z, META_NAME, MAX_JSON_BYTES, "MAX_JSON_BYTES", where)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, KeyError, struct.error) as e:
+        except ZIP_ERRORS as e:
             raise ValueError(f"{where} (corrupt or truncated file: {type(e).__name__}: {e})") from None
     meta = loads(raw, what=f"{where}: {META_NAME}", max_bytes=MAX_JSON_BYTES, limit="MAX_JSON_BYTES")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
@@ -361,7 +360,7 @@ def load_model(
     with open(path, "rb") as f:  # what Stable-Baselines3 will decompress, within the limits
         try:
             open_zip(f, ZIP_LIMITS, where).close()
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error) as e:
+        except ZIP_ERRORS as e:
             raise ValueError(f"{where} ({type(e).__name__}: {e})") from None
 
     custom = {}

@@ -45,6 +45,11 @@ LOADERS = {
     "metadata": checkpoint.read_metadata,
     "replay": replay.load,
 }
+# import what loading imports lazily (torch's operators, Stable-Baselines3) before the caps:
+# an import interrupted by the alarm would leave torch half initialised for the next cases
+agents.load(agents.SHIPPED_MODEL)
+import sb3_contrib  # noqa: E402,F401
+
 pages = int(open("/proc/self/statm").read().split()[0])
 cap = pages * os.sysconf("SC_PAGE_SIZE") + extra
 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))

@@ -120,7 +120,7 @@ def nan_weights(meta: dict, weights: dict, rng: np.random.Generator, n: int) -> 
 # -- checkpoints ----------------------------------------------------------------------------
 def zip_header_mutations(data: bytes, rng: np.random.Generator) -> list[bytes]:
     """Huge declared sizes and counts in the central directory, the local headers and the
-    end record."""
+    end record; compression methods and encryption the archive does not use."""
     cases = []
     huge = (0xFFFFFFFF, 0xF0000000, 1 << 30, 300 << 20)
     for signature, fields in ((b"PK\x01\x02", (20, 24)), (b"PK\x03\x04", (18, 22))):
@@ -131,6 +131,13 @@ def zip_header_mutations(data: bytes, rng: np.random.Generator) -> list[bytes]:
                 b[at + field : at + field + 4] = struct.pack("<I", int(rng.choice(huge)))
                 cases.append(bytes(b))
             at = data.find(signature, at + 4)
+    # another compression method (bzip2, lzma, unknown) or the encryption flag
+    for signature, method, flags in ((b"PK\x01\x02", 10, 8), (b"PK\x03\x04", 8, 6)):
+        at = data.find(signature)
+        for field, value in ((method, 12), (method, 14), (method, 99), (flags, 1)):
+            b = bytearray(data)
+            b[at + field : at + field + 2] = struct.pack("<H", value)
+            cases.append(bytes(b))
     end = data.rfind(b"PK\x05\x06")
     for field, size, value in ((8, 2, 0xFFFF), (10, 2, 0xFFFF), (12, 4, 0xFFFFFFFF), (12, 4, 1 << 30), (16, 4, 0)):
         b = bytearray(data)

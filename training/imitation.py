@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import struct
 import time
 import zipfile
 from pathlib import Path
@@ -26,7 +25,7 @@ import numpy as np
 from training.config import ConfigError, teacher_options
 from training.envs import make_train_venv, vec_env_kind
 from training.progress import progress_bar
-from yaniv_env.core.limits import ZipLimits, loads, open_zip, read_member
+from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
 
 if TYPE_CHECKING:
     from training.train import Args
@@ -235,7 +234,7 @@ def load_demonstrations(path: Path, key: dict) -> dict:
             data["cand_value"] = z["cand_value"] if searched else None
     except ConfigError:
         raise
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, struct.error) as e:
+    except (ValueError, *ZIP_ERRORS) as e:
         why = str(e) if isinstance(e, ValueError) and str(e).startswith(what) else f"{what} ({type(e).__name__}: {e})"
         raise ConfigError(why) from None
     data["collect_seconds"] = 0.0

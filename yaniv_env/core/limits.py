@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import lzma
 import os
 import re
 import struct
 import zipfile
+import zlib
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
@@ -119,6 +121,21 @@ class ZipLimits:
     ratio_from: int
     name: str
 
+
+#: What :mod:`zipfile` raises for a corrupt archive or entry: bad headers, data or CRC, a
+#: compression method or an encryption it cannot read.
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    EOFError,
+    OSError,
+    KeyError,
+    struct.error,
+    zlib.error,
+    lzma.LZMAError,
+    NotImplementedError,
+    RuntimeError,
+)
 
 _EOCD = b"PK\x05\x06"
 _EOCD_SIZE = 22
@@ -231,6 +248,7 @@ def file_error(error: BaseException) -> str:
 __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_RULE_ENTRIES",
+    "ZIP_ERRORS",
     "ZipLimits",
     "check_member",
     "check_rule_values",
