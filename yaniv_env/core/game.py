@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
@@ -142,6 +141,8 @@ class Game:
 
 def rules_to_dict(rules) -> dict[str, Any]:
     """Every option of ``rules`` (of any game) as plain JSON data (tuples become lists)."""
+    import json  # here: importing the package leaves json to the code that uses it
+
     return json.loads(json.dumps(dataclasses.asdict(rules)))
 
 
