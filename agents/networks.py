@@ -503,8 +503,9 @@ if MaskableActorCriticPolicy is not None:
 
     def build_policy(description: dict[str, Any]):
         """An untrained policy of the architecture ``description`` (:func:`describe_policy`),
-        in evaluation mode; ``ValueError`` naming anything it does not accept
-        (:func:`check_description`)."""
+        in evaluation mode, to load weights into (PyTorch's default initialisation, not
+        Stable-Baselines3's orthogonal one); ``ValueError`` naming anything it does not
+        accept (:func:`check_description`)."""
         check_description(description)
         kind, arch = description["policy"], description["net_arch"]
         kwargs: dict[str, Any] = {
