@@ -34,9 +34,14 @@ Files are written atomically (:func:`save_checkpoint`: a temporary file in the s
 flushed and fsync'ed, then ``os.replace``), so an interrupted save never destroys the
 previous checkpoint.
 
-Reading the metadata (:func:`read_metadata`) never unpickles: it checks that the file is a
-sound zip within :data:`MAX_ENTRIES` entries of at most :data:`MAX_ENTRY_BYTES` each (CRC
-of every entry), that :data:`META_NAME` is present and at most :data:`MAX_JSON_BYTES`.
+Reading the metadata (:func:`read_metadata`) never unpickles: before :mod:`zipfile` reads
+the directory it checks the archive's end record (at most :data:`MAX_ENTRIES` entries,
+a directory of at most :data:`MAX_DIRECTORY_BYTES`), then that every entry declares at
+most :data:`MAX_ENTRY_BYTES` (:data:`MAX_TOTAL_BYTES` in all, and at most
+:data:`MAX_COMPRESSION_RATIO` times its compressed size above 1 MiB: a zip bomb), streams
+every entry once for its CRC, and reads :data:`META_NAME` in chunks that stop past
+:data:`MAX_JSON_BYTES` (JSON nested at most :data:`yaniv_env.core.limits.MAX_JSON_DEPTH`
+deep). Its rules are read within the game's ``rule_limits`` before any table is built.
 Loading the model (:func:`load_model`) does unpickle (Stable-Baselines3 stores Python
 objects in the ``data`` entry), so it is refused with :class:`UntrustedFileError` unless
 the caller says the file is trusted (``trusted=True``): a checkpoint can run any code its
@@ -61,11 +66,29 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from yaniv_env.core.game import rules_to_dict
+from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
+
 META_NAME = "yaniv_checkpoint.json"
-#: Limits on what a checkpoint zip may ask for before anything is decompressed.
+#: Limits on what a checkpoint zip may declare, checked before anything is decompressed
+#: (a checkpoint of the largest play-file network, 16 M parameters, has about 200 MB in all).
 MAX_ENTRIES = 64
-MAX_ENTRY_BYTES = 1 << 30
+MAX_DIRECTORY_BYTES = 1 << 20
+MAX_ENTRY_BYTES = 256 << 20
+MAX_TOTAL_BYTES = 1 << 30
+#: An entry larger than 1 MiB may not declare more than this many times its compressed
+#: size (weights hardly compress; a zip bomb of zeros compresses about 1,000 times).
+MAX_COMPRESSION_RATIO = 100
 MAX_JSON_BYTES = 1 << 20
+ZIP_LIMITS = ZipLimits(
+    max_entries=MAX_ENTRIES,
+    max_directory_bytes=MAX_DIRECTORY_BYTES,
+    max_entry_bytes=MAX_ENTRY_BYTES,
+    max_total_bytes=MAX_TOTAL_BYTES,
+    max_ratio=MAX_COMPRESSION_RATIO,
+    ratio_from=1 << 20,
+    name="agents.checkpoint.ZIP_LIMITS",
+)
 FORMAT = "yaniv-checkpoint"
 #: The newest format this version reads (and writes, for games other than Yaniv).
 FORMAT_VERSION = 2
@@ -104,10 +127,6 @@ def action_fingerprint(rules) -> dict[str, Any]:
     table = game_of(rules).action_table(rules)
     digest = hashlib.sha256("\n".join(table.names()).encode()).hexdigest()
     return {"size": int(table.num_actions), "names_sha256": digest}
-
-
-def rules_to_dict(rules) -> dict[str, Any]:
-    return json.loads(json.dumps(dataclasses.asdict(rules)))
 
 
 def rules_from_dict(d: dict[str, Any], game: str = "yaniv"):
@@ -233,47 +252,36 @@ def refuse_untrusted(path: str | os.PathLike, what: str) -> None:
     )
 
 
-def _check_entry_sizes(path: Path, infos: list[zipfile.ZipInfo]) -> None:
-    if len(infos) > MAX_ENTRIES:
-        raise ValueError(f"it has {len(infos)} entries (at most {MAX_ENTRIES} are read)")
-    for info in infos:
-        limit = MAX_JSON_BYTES if info.filename == META_NAME else MAX_ENTRY_BYTES
-        if info.file_size > limit:
-            raise ValueError(f"entry {info.filename!r} claims {info.file_size} bytes (at most {limit} are read)")
-
-
 def read_metadata(path: str | os.PathLike) -> dict:
-    """The metadata of a checkpoint; ``ValueError`` for anything that is not a sound one."""
+    """The metadata of a checkpoint, read without unpickling and within the module's
+    limits (entries, sizes, compression ratio, JSON size and depth); ``ValueError`` for
+    anything that is not a sound one, ``OSError`` for a file that cannot be read."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no checkpoint at {str(path)!r}")
-    try:
-        with zipfile.ZipFile(path) as z:
-            _check_entry_sizes(path, z.infolist())
-            bad = z.testzip()
-            if bad is not None:
-                raise ValueError(f"entry {bad!r} is corrupt (CRC mismatch)")
-            names = set(z.namelist())
-            if META_NAME not in names:
-                if "data" in names and "policy.pth" in names:
-                    raise ValueError(
-                        f"it is a plain Stable-Baselines3 model without {META_NAME}, so its rules and layouts "
-                        "are unknown; wrap it with agents.from_sb3(MaskablePPO.load(path), rules=..., "
-                        "num_players=...) and write it with agents.trained.export_for_play (README, section "
-                        "Training with Stable-Baselines3 directly)"
-                    )
-                raise ValueError(f"it has no {META_NAME} entry")
-            meta = json.loads(z.read(META_NAME).decode())
-    except ValueError as e:
-        raise ValueError(f"{str(path)!r} is not a valid yaniv checkpoint: {e}") from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, UnicodeDecodeError, KeyError) as e:
-        raise ValueError(
-            f"{str(path)!r} is not a valid yaniv checkpoint (corrupt or truncated file: {type(e).__name__}: {e})"
-        ) from None
+    where = f"{str(path)!r} is not a valid yaniv checkpoint"
+    with open(path, "rb") as f:
+        try:
+            with open_zip(f, ZIP_LIMITS, where) as z:
+                bad = z.testzip()  # streams every entry once, within the sizes checked above
+                if bad is not None:
+                    raise ValueError(f"{where}: entry {bad!r} is corrupt (CRC mismatch)")
+                names = set(z.namelist())
+                if META_NAME not in names:
+                    if "data" in names and "policy.pth" in names:
+                        raise ValueError(
+                            f"{where}: it is a plain Stable-Baselines3 model without {META_NAME}, so its rules and "
+                            "layouts are unknown; wrap it with agents.from_sb3(MaskablePPO.load(path), rules=..., "
+                            "num_players=...) and write it with agents.trained.export_for_play (README, section "
+                            "Training with Stable-Baselines3 directly)"
+                        )
+                    raise ValueError(f"{where}: it has no {META_NAME} entry")
+                raw = read_member(z, META_NAME, MAX_JSON_BYTES, "MAX_JSON_BYTES", where)
+        except ZIP_ERRORS as e:
+            raise ValueError(f"{where} (corrupt or truncated file: {type(e).__name__}: {e})") from None
+    meta = loads(raw, what=f"{where}: {META_NAME}", max_bytes=MAX_JSON_BYTES, limit="MAX_JSON_BYTES")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ValueError(f"{str(path)!r} is not a valid yaniv checkpoint: {META_NAME} has no format {FORMAT!r}")
+        raise ValueError(f"{where}: {META_NAME} has no format {FORMAT!r}")
     if not isinstance(meta.get("format_version", 0), int):
-        raise ValueError(f"{str(path)!r} is not a valid yaniv checkpoint: its format_version is not an integer")
+        raise ValueError(f"{where}: its format_version is not an integer")
     if meta.get("format_version", 0) > FORMAT_VERSION:
         raise ValueError(
             f"{str(path)!r} uses checkpoint format {meta['format_version']}, newer than this version's "
@@ -308,15 +316,15 @@ def check_metadata(
     if obs != recorded_obs:
         old, new = recorded_obs, obs
         if old.get("size") != new["size"]:
-            what = f"observation size {old['size']} but this version builds {new['size']}"
+            what = f"observation size {old.get('size')!r} but this version builds {new['size']}"
         else:
-            what = f"observation pieces {old['pieces']} but this version builds {new['pieces']}"
+            what = f"observation pieces {old.get('pieces')!r} but this version builds {new['pieces']}"
         raise ValueError(f"{where}model trained for {what} for rules {trained.name!r}")
     act = action_fingerprint(trained)
     if act != recorded_act:
         old = recorded_act
         if old.get("size") != act["size"]:
-            what = f"{old['size']} actions but this version has {act['size']}"
+            what = f"{old.get('size')!r} actions but this version has {act['size']}"
         else:
             what = "an action table with other action names (hash differs)"
         raise ValueError(f"{where}model trained for {what} for rules {trained.name!r}")
@@ -347,6 +355,13 @@ def load_model(
     if not trusted:
         refuse_untrusted(path, "a Stable-Baselines3 zip (a training checkpoint)")
     from sb3_contrib import MaskablePPO
+
+    where = f"{str(path)!r}: the model in this checkpoint cannot be loaded"
+    with open(path, "rb") as f:  # what Stable-Baselines3 will decompress, within the limits
+        try:
+            open_zip(f, ZIP_LIMITS, where).close()
+        except ZIP_ERRORS as e:
+            raise ValueError(f"{where} ({type(e).__name__}: {e})") from None
 
     custom = {}
     if not for_training:  # schedules are not needed to act; avoid unpickling them

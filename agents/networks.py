@@ -29,12 +29,20 @@ and passes it explicitly to its action head: no state is kept between calls.
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any
 
 import numpy as np
 
+from yaniv_env.cards import NUM_KINDS, NUM_RANKS
+
 ACTION_KINDS = ("draw", "call", "slam", "asaf", "blast", "pass", "take", "discard")
+#: The meld types an action's features tell apart.
+_MELDS = ("single", "set", "run")
+#: Width of :func:`action_features` (without the value one-hot): kind, cards moved, cards
+#: takeable, ranks (and joker), meld type, number of cards, value.
+ACTION_FEATURES_SIZE = len(ACTION_KINDS) + 2 * NUM_KINDS + (NUM_RANKS + 1) + len(_MELDS) + 2
 
 #: Default starting weight of the advised move's logit (:class:`AdvisedPolicy`).
 DEFAULT_ADVICE_SCALE = 5.0
@@ -57,12 +65,11 @@ def action_features(rules, value_one_hot: bool = False) -> np.ndarray:
 
     if game_of(rules).name != "yaniv":
         raise ValueError(f"action features describe Yaniv's actions; these are {game_of(rules).title} rules")
-    from yaniv_env.cards import NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE
+    from yaniv_env.cards import RANK, YANIV_VALUE
 
     table = action_table(rules)
-    melds = ("single", "set", "run")
-    n_feat = len(ACTION_KINDS) + 2 * NUM_KINDS + (NUM_RANKS + 1) + len(melds) + 2
-    out = np.zeros((table.num_actions, n_feat), dtype=np.float32)
+    melds = _MELDS
+    out = np.zeros((table.num_actions, ACTION_FEATURES_SIZE), dtype=np.float32)
     o_cards = len(ACTION_KINDS)
     o_take = o_cards + NUM_KINDS
     o_rank = o_take + NUM_KINDS
@@ -462,26 +469,49 @@ if MaskableActorCriticPolicy is not None:
                 f"bad network sizes (observation {n_obs!r}, actions {n_act!r}, net_arch {arch!r}): "
                 f"positive integers up to {MAX_LAYER_WIDTH} are needed"
             )
-        inputs = n_obs
+        if "advice_scale" in description and not (
+            isinstance(description["advice_scale"], int | float) and math.isfinite(description["advice_scale"])
+        ):
+            raise ValueError(f"bad advice_scale {description['advice_scale']!r}: a finite number is needed")
+        params = parameter_count(description)
+        if params > MAX_PARAMETERS:
+            raise ValueError(
+                f"the network would have {params:,} parameters, more than MAX_PARAMETERS = {MAX_PARAMETERS:,}"
+            )
+
+    def parameter_count(description: dict[str, Any]) -> int:
+        """The number of trained values (``policy.state_dict()``) of the network a
+        description names, computed from its sizes alone (nothing is built)."""
+        kind, arch = description["policy"], description["net_arch"]
+        advised = kind == "AdvisedPolicy"
+        inputs = description["observation_size"] - advised  # the advised move is not an input
         if description.get("score_features"):  # the features the network appends to its input
             from yaniv_env.observation import ObservationLayout
 
-            players = ObservationLayout.players_from_size(n_obs - (kind == "AdvisedPolicy"))
-            inputs += score_features_size(players)
-        params = 0
-        for widths, out in ((layers[0], n_act), (layers[1], 1)):
-            sizes = [inputs, *widths, out]
-            params += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
-        if params > MAX_PARAMETERS:
-            raise ValueError(f"the network would have {params:,} parameters (at most {MAX_PARAMETERS:,})")
+            inputs += score_features_size(ObservationLayout.players_from_size(inputs))
+        count = 0
+        latent = {}
+        for name, out in (("pi", description["num_actions"]), ("vf", 1)):
+            sizes = [inputs, *arch.get(name, [])]
+            count += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
+            latent[name] = sizes[-1]
+            count += latent[name] * out + out  # action_net, value_net
+        if kind != "MlpPolicy":  # ActionFeatureHead.proj over the actions' features
+            width = ACTION_FEATURES_SIZE + (SCORE_HORIZON + 1 if description.get("score_features") else 0)
+            count += latent["pi"] * width + width
+        return count + advised  # AdvisedPolicy.advice_scale
 
     def build_policy(description: dict[str, Any]):
         """An untrained policy of the architecture ``description`` (:func:`describe_policy`),
-        in evaluation mode; ``ValueError`` naming anything it does not accept
-        (:func:`check_description`)."""
+        in evaluation mode, to load weights into (PyTorch's default initialisation, not
+        Stable-Baselines3's orthogonal one); ``ValueError`` naming anything it does not
+        accept (:func:`check_description`)."""
         check_description(description)
         kind, arch = description["policy"], description["net_arch"]
         kwargs: dict[str, Any] = {
+            # the weights are loaded next: the orthogonal initialisation (a QR decomposition
+            # per layer, seconds for a large one) would only be overwritten
+            "ortho_init": False,
             "net_arch": {"pi": list(arch.get("pi", [])), "vf": list(arch.get("vf", []))},
             "activation_fn": _ACTIVATION_CLASSES[description["activation"]],
             "share_features_extractor": bool(description.get("share_features_extractor", True)),
@@ -506,10 +536,12 @@ if MaskableActorCriticPolicy is not None:
 MAX_LAYER_WIDTH = 65_536
 #: Most hidden layers per network (actor, critic) a described network may ask for.
 MAX_LAYERS = 16
-#: Most parameters a described network may ask for (64 M: 256 MB of float32, a play file's limit).
-MAX_PARAMETERS = 64 << 20
+#: Most parameters a described network may ask for (16 M: 64 MB of float32; the shipped
+#: models have under 1 M).
+MAX_PARAMETERS = 16 << 20
 
 __all__ = [
+    "ACTION_FEATURES_SIZE",
     "ACTION_KINDS",
     "ACTIVATIONS",
     "DEFAULT_ADVICE_SCALE",
@@ -525,6 +557,7 @@ __all__ = [
     "actor_logits",
     "build_policy",
     "check_description",
+    "parameter_count",
     "describe_policy",
     "score_feature_tables",
     "score_features_size",

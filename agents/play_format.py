@@ -29,14 +29,18 @@ training             informational: what the training checkpoint recorded (algor
 ===================  ==================================================================
 
 Reading (:func:`read_play_file`) parses the header itself before anything else and
-refuses a file larger than :data:`MAX_FILE_BYTES`, a header larger than
-:data:`MAX_HEADER_BYTES`, more than :data:`MAX_TENSORS` tensors, a tensor of more than
-:data:`MAX_TENSOR_ELEMENTS` values, any dtype but float32, byte ranges that do not tile
-the file exactly, and weights that do not match their SHA-256; only then are the weights
-read (by ``safetensors``, which never unpickles). The network is rebuilt from its
+refuses a file larger than :data:`MAX_FILE_BYTES`, a header (or metadata string) larger
+than :data:`MAX_HEADER_BYTES` or nested deeper than
+:data:`yaniv_env.core.limits.MAX_JSON_DEPTH`, more than :data:`MAX_TENSORS` tensors, a
+tensor of more than :data:`MAX_TENSOR_ELEMENTS` values, any dtype but float32, byte
+ranges that do not tile the file exactly, and weights that do not match their SHA-256;
+only then are the weights read (by ``safetensors``, which never unpickles), and refused
+if any is NaN or infinite. The network is rebuilt from its
 description by name (:func:`agents.networks.build_policy`, a fixed list of classes and
-activations), so no name in the file is ever imported. Every refusal is a ``ValueError``
-that says what is wrong.
+activations), so no name in the file is ever imported, once its parameter count (computed
+from the description) is within :data:`agents.networks.MAX_PARAMETERS` and equal to the
+number of weights in the file. Every refusal is a ``ValueError`` naming the file and the
+limit (``docs/loading-limits.md`` lists them all).
 """
 
 from __future__ import annotations
@@ -69,11 +73,17 @@ def looks_like_play_file(path: str | os.PathLike) -> bool:
     return len(head) == 9 and head[8:9] == b"{" and struct.unpack("<Q", head[:8])[0] <= MAX_HEADER_BYTES
 
 
+def _where(path) -> str:
+    return f"{str(path)!r} is not a valid yaniv play file"
+
+
 def _bad(path, why: str) -> ValueError:
-    return ValueError(f"{str(path)!r} is not a valid yaniv play file: {why}")
+    return ValueError(f"{_where(path)}: {why}")
 
 
 def _read_header(path: Path, data: bytes) -> dict[str, Any]:
+    from yaniv_env.core.limits import loads
+
     if data[:4] == _ZIP_MAGIC:
         raise _bad(
             path,
@@ -84,18 +94,15 @@ def _read_header(path: Path, data: bytes) -> dict[str, Any]:
         raise _bad(path, f"it has {len(data)} bytes, fewer than the 8 of a safetensors header length")
     (n,) = struct.unpack("<Q", data[:8])
     if n > MAX_HEADER_BYTES:
-        raise _bad(path, f"its header claims {n} bytes (at most {MAX_HEADER_BYTES} are read)")
+        raise _bad(path, f"its header claims {n:,} bytes, more than MAX_HEADER_BYTES = {MAX_HEADER_BYTES:,}")
     if 8 + n > len(data):
         raise _bad(path, f"its header claims {n} bytes but the file ends before (truncated?)")
-    try:
-        header = json.loads(data[8 : 8 + n].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise _bad(path, f"its header is not JSON ({e})") from None
+    header = loads(data[8 : 8 + n], what=f"{_where(path)}: its header", max_bytes=n, limit="MAX_HEADER_BYTES")
     if not isinstance(header, dict):
         raise _bad(path, "its header is not a JSON object")
     tensors = {k: v for k, v in header.items() if k != "__metadata__"}
     if len(tensors) > MAX_TENSORS:
-        raise _bad(path, f"it has {len(tensors)} tensors (at most {MAX_TENSORS})")
+        raise _bad(path, f"it has {len(tensors)} tensors, more than MAX_TENSORS = {MAX_TENSORS}")
     end = 0
     for name, t in sorted(tensors.items(), key=lambda kv: _offsets(path, kv[0], kv[1])[0]):
         start, stop = _offsets(path, name, t)
@@ -108,7 +115,10 @@ def _read_header(path: Path, data: bytes) -> dict[str, Any]:
         for d in shape:
             numel *= d
         if numel > MAX_TENSOR_ELEMENTS:
-            raise _bad(path, f"tensor {name!r} asks for {numel} values (at most {MAX_TENSOR_ELEMENTS})")
+            raise _bad(
+                path,
+                f"tensor {name!r} asks for {numel:,} values, more than MAX_TENSOR_ELEMENTS = {MAX_TENSOR_ELEMENTS:,}",
+            )
         if start != end or stop - start != 4 * numel:
             raise _bad(path, f"tensor {name!r}'s bytes [{start}, {stop}) do not match its shape or follow the last")
         end = stop
@@ -127,21 +137,16 @@ def _offsets(path, name: str, t) -> tuple[int, int]:
 def read_play_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
     """The metadata and the weights (name → float32 ``torch.Tensor``) of a play file,
     within the module's limits; ``ValueError`` for anything else."""
+    from yaniv_env.core.limits import loads, read_file
+
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no model file at {str(path)!r}")
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise _bad(path, f"it has {size} bytes (at most {MAX_FILE_BYTES})")
-    data = path.read_bytes()
+    data = read_file(path, max_bytes=MAX_FILE_BYTES, limit="MAX_FILE_BYTES", what=_where(path))
     header = _read_header(path, data)
     extra = header.get("__metadata__")
     if not isinstance(extra, dict) or not isinstance(extra.get(META_KEY), str):
         raise _bad(path, f"its header has no {META_KEY!r} metadata (a safetensors file, but not a yaniv model)")
-    try:
-        meta = json.loads(extra[META_KEY])
-    except json.JSONDecodeError as e:
-        raise _bad(path, f"its {META_KEY!r} metadata is not JSON ({e})") from None
+    what = f"{_where(path)}: its {META_KEY!r} metadata"
+    meta = loads(extra[META_KEY], what=what, max_bytes=MAX_HEADER_BYTES, limit="MAX_HEADER_BYTES")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise _bad(path, f"its metadata has no format {FORMAT!r}")
     version = meta.get("format_version")
@@ -160,6 +165,9 @@ def read_play_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, A
         tensors = load_tensors(data)
     except SafetensorError as e:
         raise _bad(path, f"safetensors refuses it ({e})") from None
+    for name, tensor in tensors.items():
+        if not bool(tensor.isfinite().all()):
+            raise _bad(path, f"tensor {name!r} holds NaN or infinite weights (only finite weights are played)")
     return meta, tensors
 
 

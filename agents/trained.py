@@ -196,12 +196,18 @@ def _check_network(meta: dict, where: str) -> None:
 
 
 def _play_policy(meta: dict, tensors: dict, where: str):
-    from .networks import build_policy, check_description
+    from .networks import build_policy, check_description, parameter_count
 
     try:
         check_description(meta.get("network"))
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
+    described, held = parameter_count(meta["network"]), sum(t.numel() for t in tensors.values())
+    if described != held:  # before anything is built: the weights bound the network
+        raise ValueError(
+            f"{where}: the weights do not fit the described network ({described:,} parameters described, "
+            f"{held:,} weights in the file)"
+        )
     _check_network(meta, where)
     try:
         policy = build_policy(meta["network"])
@@ -252,8 +258,6 @@ def load(
     """
     _set_threads(torch_threads)
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no model file at {str(path)!r}")
     if path.suffix == SUFFIX or looks_like_play_file(path):
         meta, tensors = read_play_file(path)
         trained = check_metadata(meta, rules=rules, num_players=num_players, path=str(path), game=game)

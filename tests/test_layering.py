@@ -33,6 +33,7 @@ LIGHT = [
     "yaniv_env.core.game",
     "yaniv_env.core.imports",
     "yaniv_env.core.layout",
+    "yaniv_env.core.limits",
     "yaniv_env.core.outcome",
     "yaniv_env.core.policies",
     "yaniv_env.core.rules",

@@ -157,9 +157,11 @@ def test_yaniv_replay_step_eof_and_quit(record, tmp_path):
 def test_yaniv_replay_bad_file(tmp_path, capsys):
     bad = tmp_path / "x.json"
     bad.write_text("[1, 2]")
-    assert rp.main([str(bad)]) == 1
+    assert rp.main([str(bad)]) == 2
     assert "not a Yaniv replay" in capsys.readouterr().err
-    assert rp.main([str(tmp_path / "missing.json")]) == 1
+    missing = tmp_path / "missing.json"
+    assert rp.main([str(missing)]) == 2
+    assert capsys.readouterr().err == f"yaniv replay: cannot read {missing}: No such file or directory\n"
 
 
 # -- play -----------------------------------------------------------------------------------------
@@ -226,7 +228,7 @@ def test_play_by_name_at_another_seat():
     assert any("player_1 to act" in line for line in out)
 
 
-def test_play_eof_interrupt_quit_and_errors():
+def test_play_eof_interrupt_quit_and_errors(capsys):
     out: list[str] = []
     assert play(["random"], rules=QUICK, seed=1, input_fn=Script(["1"], then=EOFError), print_fn=out.append) == 0
     assert "End of input" in out[-1]
@@ -237,12 +239,14 @@ def test_play_eof_interrupt_quit_and_errors():
     assert play(["random"], rules=QUICK, seed=1, input_fn=Script(["q"]), print_fn=out.append) == 0
     assert "You left the game." in out[-1]
     out.clear()
+    capsys.readouterr()
+    # errors: one line on stderr, exit code 2
     assert play(["no-such-agent"], rules=QUICK, input_fn=Script([]), print_fn=out.append) == 2
-    assert "unknown agent 'no-such-agent'" in out[-1]
-    out.clear()
+    assert "unknown agent 'no-such-agent'" in capsys.readouterr().err
     assert play(["random"], rules=QUICK, seat=5, input_fn=Script([]), print_fn=out.append) == 2
+    assert "--seat" in capsys.readouterr().err
     assert play(["random"] * 9, rules="two_deck", input_fn=Script([]), print_fn=out.append) == 2
-    assert "players" in out[-1]
+    assert "players" in capsys.readouterr().err and not out
 
 
 def test_play_cli_with_turn_limit(tmp_path):

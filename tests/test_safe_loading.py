@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import pickle
+import re
 import struct
 import zipfile
 from pathlib import Path
@@ -189,7 +190,7 @@ def test_oversized_zip_entries_are_refused(tiny_checkpoint, tmp_path):
         for name in src.namelist():
             dst.writestr(name, big if name == checkpoint.META_NAME else src.read(name))
     assert zipfile.ZipFile(path).getinfo(checkpoint.META_NAME).compress_size < 10_000
-    with pytest.raises(ValueError, match=r"yaniv_checkpoint\.json' claims \d+ bytes"):
+    with pytest.raises(ValueError, match=r"yaniv_checkpoint\.json' declares 2,097,\d+ bytes.*max_ratio = 100"):
         agents.load(str(path), trusted=True)
     # an entry whose central directory claims 3.75 GB (a zip bomb's header)
     data = bytearray(tiny_checkpoint.read_bytes())
@@ -202,7 +203,7 @@ def test_oversized_zip_entries_are_refused(tiny_checkpoint, tmp_path):
         entry = data.find(b"PK\x01\x02", entry + 4)
     bomb = tmp_path / "bomb.zip"
     bomb.write_bytes(bytes(data))
-    with pytest.raises(ValueError, match=r"entry 'data' claims 4026531840 bytes"):
+    with pytest.raises(ValueError, match=r"entry 'data' declares 4,026,531,840 bytes, more than .*max_entry_bytes"):
         agents.load(str(bomb), trusted=True)
 
 
@@ -259,7 +260,163 @@ def test_command_line_trust_flag(tiny_checkpoint, capsys):
 
     out: list[str] = []
     assert play(["--opponents", path, "--seed", "1"], input_fn=lambda _: "q", print_fn=out.append) == 2
-    assert "--trust" in out[-1]
-    out.clear()
+    err = capsys.readouterr().err
+    assert "--trust" in err and err.count("\n") == 1 and not out
     assert play(["--opponents", path, "--seed", "1", "--trust"], input_fn=lambda _: "q", print_fn=out.append) == 0
     assert out[-1] == "You left the game."
+
+
+# -- the attacks of issue 33: each refused with a ValueError naming its limit, in a process
+# whose memory is capped 1.5 GiB above what it uses after its imports ---------------------
+def _play_file(path: Path, meta: dict, weights: dict) -> Path:
+    path.write_bytes(play_format.play_bytes(meta, weights))
+    return path
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return play_format.read_play_file(agents.SHIPPED_MODEL)
+
+
+def _zip_with(src: Path, dst: Path, name: str, data: bytes) -> Path:
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            out.writestr(info.filename, z.read(info))
+        out.writestr(name, data)
+    return dst
+
+
+def test_issue_attacks_are_refused_naming_their_limit(shipped, tiny_checkpoint, tmp_path, marker):
+    from capped_loading import load_capped
+
+    from yaniv_env import replay
+
+    meta, weights = shipped
+    huge_rules = {**meta["rules"], "hand_size": 1, "jokers_per_deck": 600}
+    record = replay.record_game("standard", 2, seed=1, policies=[agents.make("random", seed=s) for s in range(2)])
+    cases: list[tuple[str, Path, str]] = []
+
+    def case(kind: str, path: Path, match: str) -> None:
+        cases.append((kind, path, match))
+
+    for players in (600, 2000):
+        rules = {**huge_rules, "num_players": players}
+        case(
+            "agent",
+            _play_file(tmp_path / f"p{players}.safetensors", {**meta, "rules": rules}, weights),
+            f"num_players = {players:,}, more than Yaniv's file limit of 32",
+        )
+        path = tmp_path / f"p{players}.json"
+        path.write_text(json.dumps({**record, "rules": rules, "num_players": players}))
+        case("replay", path, f"num_players = {players:,}, more than Yaniv's file limit")
+        ckpt = tmp_path / f"p{players}.zip"
+        ckpt_meta = json.loads(zipfile.ZipFile(tiny_checkpoint).read(checkpoint.META_NAME))
+        rewrite_zip(tiny_checkpoint, ckpt, {checkpoint.META_NAME: json.dumps({**ckpt_meta, "rules": rules}).encode()})
+        case("agent", ckpt, f"num_players = {players:,}, more than Yaniv's file limit")
+    # a header describing a network over the parameter budget, and one within it that the
+    # weights do not fill: both refused before anything is built
+    big = {**meta["network"], "net_arch": {"pi": [4096] * 8, "vf": [64]}}
+    case("agent", _play_file(tmp_path / "big.safetensors", {**meta, "network": big}, weights), "MAX_PARAMETERS")
+    wide = {**meta["network"], "net_arch": {"pi": [2048, 2048], "vf": [64]}}
+    case("agent", _play_file(tmp_path / "wide.safetensors", {**meta, "network": wide}, weights), "parameters described")
+    # a zip bomb: 256 MiB of zeros in one entry, about 250 kB compressed
+    bomb = _zip_with(tiny_checkpoint, tmp_path / "bomb.zip", "bomb", bytes(256 << 20))
+    case("agent", bomb, r"'bomb' declares 268,435,456 bytes.*ZIP_LIMITS\.max_ratio")
+    # deep JSON in every reader: metadata of a play file, of a checkpoint, a replay
+    raw_meta = json.dumps(meta)[:-1] + ', "deep": ' + _deep(100_000) + "}"
+    header = {"__metadata__": {"yaniv_play": raw_meta}}
+    case("agent", safetensors_file(tmp_path / "deep.safetensors", header), "MAX_JSON_DEPTH")
+    header_deep = ('{"__metadata__": {"a": ' + _deep(100_000) + "}}").encode()
+    path = tmp_path / "deep_header.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header_deep)) + header_deep)
+    case("agent", path, "MAX_JSON_DEPTH")
+    deep_zip = rewrite_zip(tiny_checkpoint, tmp_path / "deep.zip", {checkpoint.META_NAME: _deep(100_000).encode()})
+    case("metadata", deep_zip, "MAX_JSON_DEPTH")
+    path = tmp_path / "deep.json"
+    path.write_text(_deep(100_000))
+    case("replay", path, "MAX_JSON_DEPTH")
+    # NaN and infinite weights, with their SHA-256 right
+    for bad in (float("nan"), float("inf")):
+        name = next(iter(weights))
+        poisoned = {**weights, name: torch.full_like(weights[name], bad)}
+        case("agent", _play_file(tmp_path / f"{bad}.safetensors", meta, poisoned), f"tensor {name!r} holds NaN")
+    results = load_capped([(kind, path) for kind, path, _ in cases])
+    for (_, path, match), result in zip(cases, results, strict=True):
+        assert result["end"] == "refused", (path.name, result)
+        assert re.search(match, result["message"]), (path.name, match, result["message"])
+        assert str(path) in result["message"] or path.name in result["message"], result["message"]
+    assert not marker.exists()
+
+
+def test_commands_report_unreadable_files_on_one_line(tmp_path, capsys):
+    """A missing, unreadable or refused file ends every command with one line on stderr
+    and exit code 2, never a traceback."""
+    from training.cli import main as yaniv
+
+    missing = tmp_path / "x.safetensors"
+    garbage = tmp_path / "garbage.safetensors"
+    garbage.write_bytes(b"not a model" * 10)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    folder = tmp_path / "folder.safetensors"
+    folder.mkdir()
+    cases = [
+        (["eval", "--agents", f"{missing},random", "--games", "2", "--quiet"], f"cannot read {missing}: No such file"),
+        (["eval", "--agents", f"{folder},random", "--games", "2", "--quiet"], f"cannot read {folder}: Is a directory"),
+        (["eval", "--agents", f"{garbage},random", "--games", "2", "--quiet"], "not a valid yaniv play file"),
+        (["play", "--opponents", str(missing)], f"cannot read {missing}: No such file"),
+        (["play", "--opponents", str(garbage)], "not a valid yaniv play file"),
+        (["replay", str(tmp_path / "r.json")], f"cannot read {tmp_path / 'r.json'}: No such file"),
+        (["replay", str(deep)], "MAX_JSON_DEPTH"),
+        (["train", "--resume", str(tmp_path / "run")], "no checkpoint"),
+    ]
+    for argv, message in cases:
+        assert yaniv(argv) == 2, argv
+        captured = capsys.readouterr()
+        assert captured.err.startswith(f"yaniv {argv[0]}: ") and captured.err.count("\n") == 1, captured.err
+        assert message in captured.err and "Traceback" not in captured.err + captured.out, captured.err
+
+
+def test_demonstrations_are_bounded_before_their_arrays_are_read(tmp_path):
+    import numpy as np
+
+    from training.config import ConfigError
+    from training.imitation import load_demonstrations, save_demonstrations
+
+    rng = np.random.default_rng(0)
+    data = {
+        "obs": rng.random((20, 7), dtype=np.float32),
+        "mask": rng.random((20, 11)) < 0.5,
+        "act": rng.integers(0, 11, 20),
+        "ret": rng.random(20, dtype=np.float32),
+        "episode": np.arange(20),
+        "episodes": 20,
+        "cand_act": None,
+        "cand_value": None,
+    }
+    key = {"teacher": "greedy", "rules": {"name": "standard"}}
+    path = tmp_path / "demos.npz"
+    save_demonstrations(path, data, key)
+    loaded = load_demonstrations(path, key)
+    for name in ("obs", "mask", "act", "ret", "episode"):
+        assert np.array_equal(loaded[name], data[name])
+    with pytest.raises(ConfigError, match="other settings"):
+        load_demonstrations(path, {**key, "teacher": "heuristic"})
+    # an array whose header declares far more than its entry holds
+    with zipfile.ZipFile(path) as z:
+        entries = {name: z.read(name) for name in z.namelist()}
+    header = entries["obs.npy"]
+    entries["obs.npy"] = header.replace(b"(20, 7)", b"(2000000000, 7)")
+    bad = tmp_path / "bad.npz"
+    with zipfile.ZipFile(bad, "w") as z:
+        for name, content in entries.items():
+            z.writestr(name, content)
+    with pytest.raises(ConfigError, match=r"'obs\.npy' declares float32 \(2000000000, 7\)"):
+        load_demonstrations(bad, key)
+    bad.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ConfigError, match="not a demonstration file"):
+        load_demonstrations(bad, key)

@@ -15,11 +15,13 @@ import torch  # noqa: E402
 
 import agents  # noqa: E402
 from agents.networks import (  # noqa: E402
+    MAX_PARAMETERS,
     SCORE_HORIZON,
     ScoreFeatures,
     action_features,
     build_policy,
     check_description,
+    parameter_count,
     score_feature_tables,
     score_features_size,
 )
@@ -159,8 +161,14 @@ def test_bad_score_features_are_refused(tmp_path):
     # 58·n + 294 (+1 under a fixed round count) and the advice column: 2 more match nothing
     with pytest.raises(ValueError, match="matches no player count"):
         check_description({**description, "observation_size": description["observation_size"] + 2})
+
     # the parameter bound counts the appended features: a width that fits without them, not with them
-    wide = {**description, "net_arch": {"pi": [23_318], "vf": [23_318]}}
+    def sized(width: int, **changes) -> dict:
+        return {**description, "net_arch": {"pi": [width], "vf": [width]}, **changes}
+
+    plain = parameter_count(sized(2, score_features=False)) - parameter_count(sized(1, score_features=False))
+    offset = parameter_count(sized(1, score_features=False)) - plain
+    wide = sized((MAX_PARAMETERS - offset) // plain)
     check_description({**wide, "score_features": False})
     with pytest.raises(ValueError, match="parameters"):
         check_description(wide)

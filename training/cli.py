@@ -4,7 +4,9 @@ Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
 ``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.web.server`` (the ``[web]`` extra),
 ``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists a command's options
-and ``yaniv --version`` prints the package version.
+and ``yaniv --version`` prints the package version. A file a command cannot read (missing,
+unreadable, or refused by its loader) ends it with one line on stderr (``yaniv eval: cannot
+read x.safetensors: No such file or directory``) and exit code 2.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import importlib
 import sys
 
 from yaniv_env.core.imports import MissingExtra, needs_extra
+from yaniv_env.core.limits import file_error
 
 COMMANDS = {
     "train": ("training.train", "train an agent (MaskablePPO, self-play league)"),
@@ -48,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
             return int(module.main(argv[1:]) or 0)
     except MissingExtra as e:  # one line, as for any other configuration error
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as e:  # a missing, unreadable or refused file: one line, no traceback
+        print(f"yaniv {argv[0]}: {file_error(e)}", file=sys.stderr)
         return 2
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import time
 import zipfile
 from pathlib import Path
@@ -24,6 +25,7 @@ import numpy as np
 from training.config import ConfigError, teacher_options
 from training.envs import make_train_venv, vec_env_kind
 from training.progress import progress_bar
+from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
 
 if TYPE_CHECKING:
     from training.train import Args
@@ -167,25 +169,74 @@ def save_demonstrations(path: Path, data: dict, key: dict) -> None:
     atomic_write_bytes(Path(path), buf.getvalue())
 
 
+#: Limits on a demonstration file (``--pretrain-data``, a ``.npz``), checked before its
+#: arrays are decompressed: entries, the bytes its arrays declare in all (60,000 decisions
+#: of the standard rules take about 100 MB), and the JSON key's size.
+MAX_DEMONSTRATION_ENTRIES = 16
+MAX_DEMONSTRATION_BYTES = 4 << 30
+MAX_KEY_BYTES = 1 << 20
+DEMONSTRATION_LIMITS = ZipLimits(
+    max_entries=MAX_DEMONSTRATION_ENTRIES,
+    max_directory_bytes=1 << 16,
+    max_entry_bytes=MAX_DEMONSTRATION_BYTES,
+    max_total_bytes=MAX_DEMONSTRATION_BYTES,
+    max_ratio=MAX_DEMONSTRATION_BYTES,  # zeros compress well in real data too: the total bounds it
+    ratio_from=0,
+    name="training.imitation.DEMONSTRATION_LIMITS",
+)
+
+
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _check_arrays(z: zipfile.ZipFile, what: str) -> None:
+    """Every ``.npy`` entry's header (read without its data): a plain dtype and a shape
+    whose bytes are the entry's declared size, so that reading it allocates no more."""
+    for info in z.infolist():
+        with z.open(info) as f:
+            read_header = _NPY_HEADERS.get(np.lib.format.read_magic(f))
+            if read_header is None:
+                raise ValueError(f"{what}: entry {info.filename!r} is not a .npy array of format 1 or 2")
+            shape, _, dtype = read_header(f, max_header_size=1 << 16)
+            header = f.tell()
+        if dtype.hasobject or header + math.prod(shape) * dtype.itemsize != info.file_size:
+            raise ValueError(
+                f"{what}: entry {info.filename!r} declares {dtype} {shape}, not its {info.file_size} bytes"
+            )
+
+
 def load_demonstrations(path: Path, key: dict) -> dict:
-    """Demonstrations saved by :func:`save_demonstrations` under the same ``key``;
-    :class:`ConfigError` naming what differs, or what is wrong with the file."""
+    """Demonstrations saved by :func:`save_demonstrations` under the same ``key``, within
+    the module's limits (checked before any array is decompressed); :class:`ConfigError`
+    naming what differs, or what is wrong with the file."""
+    what = f"--pretrain-data {str(path)!r}: not a demonstration file"
     try:
+        with open(path, "rb") as f, open_zip(f, DEMONSTRATION_LIMITS, what) as z:
+            saved = loads(
+                str(np.load(io.BytesIO(read_member(z, "key.npy", MAX_KEY_BYTES, "MAX_KEY_BYTES", what)))),
+                what=f"{what}: its key",
+                max_bytes=MAX_KEY_BYTES,
+                limit="MAX_KEY_BYTES",
+            )
+            if not isinstance(saved, dict):
+                raise ValueError(f"{what}: its key is not a JSON object")
+            differ = sorted(k for k in set(key) | set(saved) if key.get(k) != saved.get(k))
+            if differ:  # before the arrays are read
+                shown = "; ".join(f"{k}: saved {saved.get(k)!r}, this run {key.get(k)!r}" for k in differ)
+                raise ConfigError(f"--pretrain-data {str(path)!r} was collected under other settings ({shown})")
+            _check_arrays(z, what)
         with np.load(path, allow_pickle=False) as z:
-            saved = json.loads(str(z["key"]))
             data = {name: z[name] for name in ("obs", "act", "ret", "episode")}
             data["mask"] = np.unpackbits(z["mask"], axis=1, count=int(z["actions"])).astype(bool)
             data["episodes"] = int(z["episodes"])
             searched = "cand_act" in z.files
             data["cand_act"] = z["cand_act"] if searched else None
             data["cand_value"] = z["cand_value"] if searched else None
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as e:
-        why = f"{type(e).__name__}: {e}"
-        raise ConfigError(f"--pretrain-data {str(path)!r}: not a demonstration file ({why})") from None
-    differ = sorted(k for k in set(key) | set(saved) if key.get(k) != saved.get(k))
-    if differ:
-        shown = "; ".join(f"{k}: saved {saved.get(k)!r}, this run {key.get(k)!r}" for k in differ)
-        raise ConfigError(f"--pretrain-data {str(path)!r} was collected under other settings ({shown})")
+    except ConfigError:
+        raise
+    except (ValueError, *ZIP_ERRORS) as e:
+        why = str(e) if isinstance(e, ValueError) and str(e).startswith(what) else f"{what} ({type(e).__name__}: {e})"
+        raise ConfigError(why) from None
     data["collect_seconds"] = 0.0
     return data
 

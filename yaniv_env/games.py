@@ -11,6 +11,12 @@ environments    ``yaniv_env/Yaniv-v0``           ``yaniv_env/PisYedili-v0``
 scored unit     round (``episode="round"``)      deal (``episode="deal"``)
 ==============  ===============================  =======================================
 
+Each also states the largest values a rules dict read from a file may hold
+(``rule_limits``): beyond them the observation and action tables grow too large to build
+(600 Yaniv players asked for 3.9 GB of observation tables, a hand of 40 cards with 100
+jokers per deck for 56 s of action table), far above every preset (at most 21 Yaniv
+players with two decks, hands of 7 cards).
+
 A :class:`Game` only records where a game's modules are and imports them on first use:
 ``import yaniv_env.games`` stays as light as the rules core.
 
@@ -38,6 +44,24 @@ YANIV = register_game(
         gym_entry_point="yaniv_env.gym_env:YanivGymEnv",
         layout="ObservationLayout",
         part="round",
+        rule_limits=(
+            ("num_players", 32),
+            ("max_players", 32),
+            ("two_decks_from", 32),
+            ("hand_size", 10),
+            ("jokers_per_deck", 8),
+            ("call_max", 1_000),
+            ("penalty", 10_000),
+            ("run_min", 64),
+            ("run_jokers_max", 64),
+            ("milestone_every", 10_000),
+            ("milestone_subtract", 10_000),
+            ("milestone_max", 10_000),
+            ("score_limit", 10_000),
+            ("rounds_per_player", 10_000),
+            ("turn_limit", 100_000),
+            ("round_limit", 100_000),
+        ),
     )
 )
 PIS_YEDILI = register_game(
@@ -50,6 +74,16 @@ PIS_YEDILI = register_game(
         gym_entry_point="yaniv_env.pis_yedili.gym_env:PisYediliGymEnv",
         layout="PisObservationLayout",
         part="deal",
+        rule_limits=(
+            ("num_players", 51),
+            ("max_players", 51),
+            ("hand_size", 51),
+            ("seven_draw", 52),
+            ("seven_multiplier", 1_000),
+            ("jack_multiplier", 1_000),
+            ("deals", 10_000),
+            ("turn_limit", 100_000),
+        ),
     )
 )
 

@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 
 from .actions import DRAW_STOCK
 from .cards import JOKER, parse_card
+from .core.limits import file_error
 from .engine import DRAW, GAME_OVER, RoundResult, ranking
 from .render import hand_name, render_table
 from .replay import _ordinal, agent_seed, make_record, save
@@ -51,6 +52,12 @@ HELP = """Commands:
 
 class _Quit(Exception):
     pass
+
+
+def _error(message: str) -> int:
+    """Report a bad argument or an unreadable file on one line of stderr: exit code 2."""
+    print(f"yaniv play: {message}", file=sys.stderr)
+    return 2
 
 
 def _normal(text: str) -> str:
@@ -161,24 +168,21 @@ def play(
     """Play one game at ``seat`` against ``opponents`` (agent names, model paths or policy
     objects, seated in order at the other seats; ``.zip`` checkpoints only with ``trust``).
     Returns the exit code: 0 (game over, or left with ``q`` / end of input), 130 (Ctrl-C) or
-    2 (bad arguments)."""
+    2 (bad arguments, or a model file that cannot be read: one line on stderr)."""
     from .core.policies import make_policy
     from .yaniv_aec import raw_env
 
     n = 1 + len(opponents)
     if not opponents:
-        print_fn("yaniv play: give at least one opponent (--opponents random)")
-        return 2
+        return _error("give at least one opponent (--opponents random)")
     try:
         rules = get_rules(rules, n)
         if turn_limit is not None:
             rules = rules.replace(turn_limit=turn_limit)
     except ValueError as e:
-        print_fn(f"yaniv play: {e}")
-        return 2
+        return _error(str(e))
     if not 0 <= seat < n:
-        print_fn(f"yaniv play: --seat must be between 0 and {n - 1} for {n} players, got {seat}")
-        return 2
+        return _error(f"--seat must be between 0 and {n - 1} for {n} players, got {seat}")
     if seed is None:
         seed = secrets.randbelow(2**31)
     others = [s for s in range(n) if s != seat]
@@ -189,12 +193,10 @@ def play(
             try:
                 options = {"trusted": True} if trust and spec.endswith(".zip") else {}
                 policies[s] = make_policy(spec, seed=agent_seed(seed, s), rules=rules, **options)
-            except ValueError as e:
-                print_fn(f"yaniv play: {e}")
-                return 2
+            except (OSError, ValueError) as e:
+                return _error(file_error(e))
             except ImportError as e:
-                print_fn(f"yaniv play: agent {spec!r} is registered but could not be loaded ({e}); try another one")
-                return 2
+                return _error(f"agent {spec!r} is registered but could not be loaded ({e}); try another one")
             labels[s] = spec
         else:
             policies[s] = spec

@@ -49,7 +49,6 @@ OUT.html`` writes the game as one self-contained web page instead
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -60,6 +59,9 @@ from pathlib import Path
 import numpy as np
 
 from . import engine
+from .core.game import rules_to_dict
+from .core.limits import file_error, read_json_file
+from .games import YANIV
 from .render import render_table
 from .rules import Rules, get_rules
 
@@ -68,6 +70,8 @@ VERSION = 1
 _REQUIRED = ("rules", "num_players", "seed", "steps", "result")
 #: What an annotation's values are (``"kind"``): a policy's probabilities, a search's values.
 ANNOTATION_KINDS = ("probabilities", "values")
+#: Largest replay file :func:`load` reads (a game of a million steps takes about 16 MB).
+MAX_FILE_BYTES = 32 << 20
 
 
 # -- seeds ----------------------------------------------------------------------------
@@ -83,26 +87,10 @@ def agent_seed(game_seed: int, seat: int) -> int:
 # -- rules as plain data ----------------------------------------------------------------
 
 
-def rules_to_dict(rules: Rules) -> dict:
-    """Every field of ``rules`` as plain JSON data (tuples become lists)."""
-    return json.loads(json.dumps(dataclasses.asdict(rules)))
-
-
-def _tuples(value):
-    if isinstance(value, list):
-        return tuple(_tuples(v) for v in value)
-    return value
-
-
-def rules_from_dict(data: Mapping) -> Rules:
-    """The :class:`Rules` of :func:`rules_to_dict` (lists turned back into tuples)."""
-    if not isinstance(data, Mapping):
-        raise ValueError(f"rules must be a dict of Rules fields, got {type(data).__name__}")
-    fields = {f.name for f in dataclasses.fields(Rules)}
-    unknown = sorted(set(data) - fields)
-    if unknown:
-        raise ValueError(f"unknown rules fields {unknown} (this yaniv-env knows {sorted(fields)})")
-    return Rules(**{k: _tuples(v) for k, v in data.items()})
+def rules_from_dict(data: Mapping, what: str = "rules") -> Rules:
+    """The :class:`Rules` of :func:`rules_to_dict` (lists turned back into tuples), within
+    the file limits of Yaniv's rules (``yaniv_env.games.YANIV.rule_limits``)."""
+    return YANIV.rules_from_dict(data, what)
 
 
 # -- recording ---------------------------------------------------------------------------
@@ -236,8 +224,9 @@ def check_record(record) -> None:
     for key in ("num_players", "seed"):
         if not isinstance(record[key], int) or isinstance(record[key], bool):
             raise ValueError(f"corrupt replay: {key} must be an int, got {record[key]!r}")
-    try:
-        rules_from_dict(record["rules"])
+    try:  # the record's player count within the rules' file limits, before any table is built
+        rules = record["rules"]
+        rules_from_dict({**rules, "num_players": record["num_players"]} if isinstance(rules, Mapping) else rules)
     except (TypeError, ValueError) as e:
         raise ValueError(f"corrupt replay: bad rules: {e}") from None
     steps = record["steps"]
@@ -275,14 +264,12 @@ def save(record: dict, path: str | Path) -> Path:
 
 
 def load(path: str | Path) -> dict:
-    """Read a record written by :func:`save`; ``ValueError`` if it is not a valid record."""
+    """Read a record written by :func:`save`; ``ValueError`` if it is not a valid record
+    (or larger than :data:`MAX_FILE_BYTES`, or nested deeper than
+    :data:`yaniv_env.core.limits.MAX_JSON_DEPTH`), ``OSError`` if it cannot be read."""
     path = Path(path)
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not a Yaniv replay (not UTF-8 text: {e})") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not a Yaniv replay (invalid JSON: {e})") from None
+    what = f"{path}: not a Yaniv replay"
+    record = read_json_file(path, max_bytes=MAX_FILE_BYTES, limit="yaniv_env.replay.MAX_FILE_BYTES", what=what)
     try:
         check_record(record)
     except ValueError as e:
@@ -398,8 +385,8 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
             print_fn(f"wrote {write_html(record, args.html)} (open it in a browser)")
             return 0
     except (OSError, ValueError) as e:
-        print(f"yaniv replay: {e}", file=sys.stderr)
-        return 1
+        print(f"yaniv replay: {file_error(e)}", file=sys.stderr)
+        return 2
     rules = rules_from_dict(record["rules"])
     labels = record.get("agents") or [None] * record["num_players"]
     seats = ", ".join(f"player_{i}" + (f" = {lab}" if lab else "") for i, lab in enumerate(labels))
@@ -426,7 +413,7 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
                     return 0
     except ValueError as e:
         print(f"yaniv replay: {e}", file=sys.stderr)
-        return 1
+        return 2
     except KeyboardInterrupt:
         print_fn("\nreplay interrupted")
         return 130

@@ -12,7 +12,6 @@ under other rules or another player count is refused with the usual errors.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -56,13 +55,14 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path) -> Path:
     ``out``. Ray's module loader unpickles the checkpoint: export only checkpoints you trust."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from agents.checkpoint import rules_from_dict
+    from agents.checkpoint import MAX_JSON_BYTES, rules_from_dict
+    from yaniv_env.core.limits import read_json_file
 
     checkpoint = Path(checkpoint)
     meta_path = checkpoint / META_NAME
     if not meta_path.is_file():
         raise ValueError(f"{checkpoint} is not a yaniv train-rllib checkpoint (no {META_NAME})")
-    info = json.loads(meta_path.read_text())
+    info = read_json_file(meta_path, max_bytes=MAX_JSON_BYTES, limit="agents.checkpoint.MAX_JSON_BYTES")
     module_dir = checkpoint / "learner_group" / "learner" / "rl_module" / MODULE_ID
     if not module_dir.is_dir():
         raise ValueError(f"{checkpoint} holds no module {MODULE_ID!r} (expected {module_dir})")

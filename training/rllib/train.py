@@ -373,18 +373,28 @@ class Run:
         (self.dir / "run.json").write_text(json.dumps(status, indent=1) + "\n")
 
 
+def _read_json(path: Path):
+    from agents.checkpoint import MAX_JSON_BYTES
+    from yaniv_env.core.limits import read_json_file
+
+    try:
+        return read_json_file(path, max_bytes=MAX_JSON_BYTES, limit="agents.checkpoint.MAX_JSON_BYTES")
+    except ValueError as e:
+        raise ConfigError(f"--resume: {e}") from None
+
+
 def _resume(args, given: set[str]) -> tuple:
     run_dir = Path(args.resume)
     latest = run_dir / "checkpoints" / "latest"
     if not (latest / "yaniv_rllib.json").is_file() or not (run_dir / "args.json").is_file():
         raise ConfigError(f"--resume {run_dir}: no yaniv train-rllib checkpoint at {latest}")
-    saved = json.loads((run_dir / "args.json").read_text())
+    saved = _read_json(run_dir / "args.json")
     changed = sorted(k for k in given - RESUME_OVERRIDES if getattr(args, k) != saved.get(k))
     if changed:
         raise ConfigError(f"--resume keeps the run's arguments; these cannot change: {', '.join(changed)}")
     merged = {**saved, **{k: getattr(args, k) for k in given & RESUME_OVERRIDES}, "resume": str(run_dir)}
     args = Args(**{k: v for k, v in merged.items() if k in {f.name for f in dataclasses.fields(Args)}})
-    meta = json.loads((latest / "yaniv_rllib.json").read_text())
+    meta = _read_json(latest / "yaniv_rllib.json")
     from agents.trained import check_metadata
 
     try:  # the checkpoint must be for the rules, observation and actions this version builds

@@ -53,6 +53,9 @@ class Game:
     part: str
     """The scored unit of a game (``round`` or ``deal``): the short episode type, and the
     ``infos[agent]["<part>_result"]`` key of the AEC environment."""
+    rule_limits: tuple[tuple[str, int], ...] = ()
+    """``(option, largest value)`` pairs: the most a rules dict read from a file may ask
+    for (:meth:`rules_from_dict`), checked before any table is built for it."""
 
     def module(self, name: str) -> ModuleType:
         """``<package>.<name>`` (``rules``, ``actions``, ``observation``, ``engine``)."""
@@ -72,16 +75,23 @@ class Game:
         player count; ``ValueError`` for anything else."""
         return self.module("rules").get_rules(rules, num_players)
 
-    def rules_from_dict(self, d: dict[str, Any]):
-        """Rules of this game from ``dataclasses.asdict`` output read back from JSON (lists
-        back to tuples); ``ValueError`` for options this version does not know."""
+    def rules_from_dict(self, d: Mapping[str, Any], what: str = "the rules"):
+        """Rules of this game from :func:`rules_to_dict` output read back from JSON (lists
+        back to tuples); ``ValueError`` (naming ``what``: the file and where in it) for
+        anything but a dict of this game's options, and for a number above
+        :attr:`rule_limits`, checked before the rules (and so any table) are built."""
+        from .limits import check_rule_values
+
+        if not isinstance(d, Mapping):
+            raise ValueError(f"{what}: expected a dict of {self.title} rules options, got {type(d).__name__}")
         cls = self.rules_class
         known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
+        unknown = sorted(map(str, set(d) - known))
         if unknown:
             raise ValueError(
-                f"the checkpoint's {self.title} rules have options this version does not know: {', '.join(unknown)}"
+                f"{what}: unknown rules fields {unknown} (this version's {self.title} rules: {sorted(known)})"
             )
+        check_rule_values(d, dict(self.rule_limits), what, self.title)
 
         def tup(v):
             return tuple(tup(x) for x in v) if isinstance(v, list) else v
@@ -129,6 +139,13 @@ class Game:
         return f"{self.part}_result"
 
 
+def rules_to_dict(rules) -> dict[str, Any]:
+    """Every option of ``rules`` (of any game) as plain JSON data (tuples become lists)."""
+    import json  # here: importing the package leaves json to the code that uses it
+
+    return json.loads(json.dumps(dataclasses.asdict(rules)))
+
+
 _GAMES: dict[str, Game] = {}
 #: The registered games by name (read-only; :func:`register_game` adds to it).
 GAMES: Mapping[str, Game] = MappingProxyType(_GAMES)
@@ -163,4 +180,4 @@ def game_of(rules) -> Game:
     raise ValueError(f"{rules!r} is not the rules of any game ({', '.join(_GAMES)})")
 
 
-__all__ = ["GAMES", "Game", "game_of", "get_game", "register_game"]
+__all__ = ["GAMES", "Game", "game_of", "get_game", "register_game", "rules_to_dict"]
