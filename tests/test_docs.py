@@ -51,18 +51,19 @@ def test_docs_have_examples_and_markers_name_their_tests():
                 )
 
 
+def run_script(script: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``script`` in a fresh Python process started in ``cwd``, importing this checkout's
+    packages (tests/test_readme.py runs the README's examples with it too)."""
+    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=path)
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=PAGE_TIMEOUT
+    )
+
+
 @pytest.mark.parametrize("page", sorted(_pages()))
 def test_page_examples_run(page, tmp_path):
-    script = "\n\n".join(_pages()[page])
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=PAGE_TIMEOUT,
-    )
+    proc = run_script("\n\n".join(_pages()[page]), tmp_path)
     assert proc.returncode == 0, f"docs/{page}:\n{proc.stderr[-3000:]}"
 
 
