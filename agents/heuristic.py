@@ -626,8 +626,10 @@ class TunedTwoDeckAgent(HeuristicAgent):
     cards sooner (``mu=4``), calls Yaniv sooner but less riskily (``call_margin=-4``,
     ``call_risk=0.25``), counts less on the round ending before its next turn
     (``end_weight=0.6``) and assumes the opponent keeps fewer low cards
-    (``bias_per_turn=0.02``). It plays any rules (it is the advisor of the shipped ``two_deck``
-    model; how it fares: the note above and the model card ``docs/agents/ppo_two_deck_2p.md``). Everything else is the heuristic's, and so is its compiled batched version."""
+    (``bias_per_turn=0.02``). It plays any rules (it is the advisor of the shipped
+    ``two_deck`` model; how it fares: the note above and the model card
+    ``docs/agents/ppo_two_deck_2p.md``). Everything else is the heuristic's, and so is its
+    compiled batched version."""
 
     name = "tuned_two_deck"
     default_options = {"mu": 4.0, "call_margin": -4.0, "end_weight": 0.6, "bias_per_turn": 0.02, "call_risk": 0.25}
