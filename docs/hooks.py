@@ -134,6 +134,8 @@ def bench_tables(result: dict) -> str:
             ],
             rows,
         )
+        if "load" in vector:
+            text += f"\n\nLoad average when the vector rows started: {vector['load']:.1f} (2 cores)."
         t = vector.get("tournament")
         if t:
             text += (
