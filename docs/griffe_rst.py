@@ -111,7 +111,6 @@ def _table(lines: list[str], start: int) -> tuple[list[str], int] | None:
 
 def rst_to_markdown(text: str) -> str:
     """The docstring ``text`` with its reST constructs in Markdown form."""
-    text = ROLE.sub(_role, text)
     lines = text.splitlines()
     out: list[str] = []
     i = 0
@@ -156,6 +155,13 @@ def rst_to_markdown(text: str) -> str:
             continue
         out.append(line)
         i += 1
+    # roles last: the tables' columns are measured on the text as written
+    in_fence = False
+    for k, line in enumerate(out):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence:
+            out[k] = ROLE.sub(_role, line)
     return "\n".join(out)
 
 

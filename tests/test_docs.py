@@ -113,6 +113,10 @@ def test_rest_table_with_header():
     convert = _griffe_rst().rst_to_markdown
     out = convert("=====  =====\nname   value\n=====  =====\na      1\nb      2\n=====  =====\n")
     assert out.splitlines()[:4] == ["| name | value |", "|---|---|", "| a | 1 |", "| b | 2 |"]
+    # a role in a cell: the columns are those of the text as written
+    out = convert("====================  ====\n:mod:`training.stats`  ok\n====================  ====\n")
+    assert '| <autoref identifier="training.stats" optional><code>training.stats</code></autoref> | ok |' in out
+    assert convert("```text\n:mod:`x`\n```") == "```text\n:mod:`x`\n```"
 
 
 def test_mkdocs_build_strict(tmp_path):
