@@ -35,7 +35,7 @@ from .base import Policy, RandomAgent
 #: (``agents.play_format``) in ``agents/models/``. ``agents.make("ppo", rules=...,
 #: num_players=...)`` loads the one for those rules. Each is a MaskablePPO policy advised
 #: by ``score_heuristic``, but ``two_deck``'s, advised by ``tuned_two_deck``; how each was
-#: trained: README, section Training.
+#: trained and what it measured: its model card, ``docs/agents/<file name>.md``.
 SHIPPED_MODELS: dict[tuple[str, int], str] = {
     ("standard", 2): "ppo_standard_2p.safetensors",
     ("standard", 3): "ppo_standard_3p.safetensors",

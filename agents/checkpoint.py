@@ -270,8 +270,8 @@ def read_metadata(path: str | os.PathLike) -> dict:
                         raise ValueError(
                             f"{where}: it is a plain Stable-Baselines3 model without {META_NAME}, so its rules and "
                             "layouts are unknown; wrap it with agents.from_sb3(MaskablePPO.load(path), rules=..., "
-                            "num_players=...) and write it with agents.trained.export_for_play (README, section "
-                            "Training with Stable-Baselines3 directly)"
+                            "num_players=...) and write it with agents.trained.export_for_play (docs/training.md, "
+                            "section Stable-Baselines3 directly)"
                         )
                     raise ValueError(f"{where}: it has no {META_NAME} entry")
                 raw = read_member(z, META_NAME, MAX_JSON_BYTES, "MAX_JSON_BYTES", where)

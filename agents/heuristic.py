@@ -622,13 +622,14 @@ class ScoreHeuristicAgent(HeuristicAgent):
 
 class TunedTwoDeckAgent(HeuristicAgent):
     """:class:`HeuristicAgent` with weights tuned for 2-player ``two_deck`` against the
-    heuristic (a coordinate search, README: "What was tried ... on two_deck"): it sheds
+    heuristic (a coordinate search: ``docs/experiments/2026-11-26-two-deck.md``): it sheds
     cards sooner (``mu=4``), calls Yaniv sooner but less riskily (``call_margin=-4``,
     ``call_risk=0.25``), counts less on the round ending before its next turn
     (``end_weight=0.6``) and assumes the opponent keeps fewer low cards
-    (``bias_per_turn=0.02``). It won 0.547 [0.540, 0.555] of 10,000 games against the
-    heuristic there, and plays any rules (it is the advisor of the shipped ``two_deck``
-    model). Everything else is the heuristic's, and so is its compiled batched version."""
+    (``bias_per_turn=0.02``). It plays any rules (it is the advisor of the shipped
+    ``two_deck`` model; how it fares: the note above and the model card
+    ``docs/agents/ppo_two_deck_2p.md``). Everything else is the heuristic's, and so is its
+    compiled batched version."""
 
     name = "tuned_two_deck"
     default_options = {"mu": 4.0, "call_margin": -4.0, "end_weight": 0.6, "bias_per_turn": 0.02, "call_risk": 0.25}

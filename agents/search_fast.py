@@ -317,8 +317,8 @@ class RoundSearchAgent(FastSearchAgent):
     rollouts score 1 for a round it wins and 0 otherwise (``value="round"``, no game
     term), with four times the default samples and a looser prior (``confidence=0.5``);
     any option given overrides these. It is the advisor for one-round training
-    (``yaniv train --episode round --reward round_win --advice round_search``): under
-    ``seven`` it wins about 0.60 of 2-player rounds against the heuristic (README)."""
+    (``yaniv train --episode round --reward round_win --advice round_search``); what it
+    wins: ``docs/experiments/2026-11-26-one-round-at-a-time.md``."""
 
     name = "round_search"
     default_options = {

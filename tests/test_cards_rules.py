@@ -105,7 +105,7 @@ def test_standard_deck(jokers, decks, size):
 
 # -- presets against the variant table --------------------------------------------------
 
-# One row per option the README's table fixes, per preset (source file in the comment).
+# One row per option the rules document's table fixes, per preset (source file in the comment).
 EXPECTED = {
     # 002: call ≤5, reveal, halve at ×50, out reaching 200, any card of a set, run ends.
     "standard": dict(

@@ -1,5 +1,5 @@
 """A model trained with Stable-Baselines3 directly becomes an agent and a play file: the
-README's snippet runs (at a tiny size) and its file is accepted by agents.load and the
+snippet of the docs' Training page runs (at a tiny size) and its file is accepted by agents.load and the
 evaluation harness; mismatched spaces and plain SB3 zips are refused with directions."""
 
 from __future__ import annotations
@@ -16,19 +16,21 @@ pytest.importorskip("safetensors")
 import agents  # noqa: E402
 import yaniv_env  # noqa: E402
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "training.md"
+MARKER = "<!-- tested-by: tests/test_from_sb3.py"
 
 
-def readme_snippet() -> str:
-    text = README.read_text()
-    marker = text.index("<!-- sb3-snippet")
+def training_page_snippet() -> str:
+    """The block the Training page marks as run here (tests/test_docs.py leaves it to us)."""
+    text = PAGE.read_text(encoding="utf-8")
+    marker = text.index(MARKER)
     return re.search(r"```python\n(.*?)```", text[marker:], re.S).group(1)
 
 
 @pytest.fixture(scope="module")
 def snippet_run(tmp_path_factory):
-    """The README's snippet, run as written but for its sizes (64 steps per environment)."""
-    code = readme_snippet()
+    """The Training page's snippet, run as written but for its sizes (64 steps per environment)."""
+    code = training_page_snippet()
     tiny = code.replace("n_steps=512, batch_size=256", "n_steps=16, batch_size=32").replace(
         "total_timesteps=4096", "total_timesteps=64"
     )
@@ -37,11 +39,11 @@ def snippet_run(tmp_path_factory):
     namespace: dict = {}
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(where)
-        exec(compile(tiny, "README snippet", "exec"), namespace)
+        exec(compile(tiny, "docs/training.md snippet", "exec"), namespace)
     return where, namespace
 
 
-def test_readme_snippet_runs_and_its_file_is_accepted(snippet_run):
+def test_training_page_snippet_runs_and_its_file_is_accepted(snippet_run):
     where, ns = snippet_run
     assert ns["model"].num_timesteps >= 64 and (where / "my_sb3_model.zip").is_file()
     bot, loaded = ns["bot"], agents.load(where / "my_model.safetensors")

@@ -129,7 +129,7 @@ def test_export_for_play_keeps_the_policy(tmp_path):
 
 @pytest.mark.slow
 def test_shipped_agent_beats_heuristic():
-    """The README's measurement (2,000 duplicate games, seed 4001): a game win rate of at
+    """The model card's measurement (2,000 duplicate games, seed 4001): a game win rate of at
     least 0.70, the lower bound of its 95% interval above 0.55."""
     result = evaluate([str(agents.SHIPPED_MODEL), "heuristic"], games=2000, seed=4001, workers=2)
     rate = result.stats[result.labels[0]].metrics["game_win_rate"]
@@ -138,7 +138,7 @@ def test_shipped_agent_beats_heuristic():
 
 @pytest.mark.slow
 def test_shipped_agent_beats_search():
-    """The README's measurement (1,000 duplicate games, seed 9001, the search through the
+    """The model card's measurement (1,000 duplicate games, seed 9001, the search through the
     AEC environment: about half an hour with two workers): a game win rate of at least
     0.55, the lower bound of its 95% interval above 0.5."""
     result = evaluate([str(agents.SHIPPED_MODEL), "search"], games=1000, seed=9001, workers=2)
@@ -152,7 +152,7 @@ def test_shipped_agent_beats_search():
     [("standard", 3, 1 / 3), ("standard", 4, 1 / 4), ("seven", 2, 0.5), ("french", 2, 0.5), ("two_deck", 2, 0.5)],
 )
 def test_shipped_agents_beat_a_table_of_heuristics(preset, players, bar):
-    """The README's measurements (600 duplicate games, seed 5001): the lower bound of the
+    """The model cards' measurements (600 duplicate games, seed 5001): the lower bound of the
     seat's game win rate is above chance (1/players); the 2-player agents' rate is above
     0.55 too."""
     path = str(agents.shipped_model(preset, players))
@@ -163,7 +163,7 @@ def test_shipped_agents_beat_a_table_of_heuristics(preset, players, bar):
 
 @pytest.mark.slow
 def test_a_fresh_learner_does_not_exploit_the_shipped_agent(tmp_path):
-    """The README's exploitability measurement: a fresh learner (the default recipe, advised
+    """The exploitability measurement (docs/experiments/): a fresh learner (the default recipe, advised
     by score_heuristic and warm-started by imitating it, at ten times the default learning
     rate, on the batched vector environment) trains for 20 minutes of wall clock on whole
     games against the frozen shipped agent, then plays 1,000 duplicate games against it;

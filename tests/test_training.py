@@ -266,7 +266,7 @@ def test_args_parser_defaults_and_docs():
     assert args.minutes == 10.0 and args.progress is False and args.net_arch == "64,64"
     assert given == {"minutes", "progress", "net_arch"}
     defaults = T.Args()
-    # the main job's recipe (README): advised by the score-aware heuristic, whole games
+    # the main job's recipe (docs/training.md): advised by the score-aware heuristic, whole games
     # against the heuristic, a low learning rate and no entropy bonus
     assert (defaults.rules, defaults.num_players, defaults.episode, defaults.reward) == (
         "standard",
@@ -368,7 +368,7 @@ def test_house_rules_from_set_train_save_and_load(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_the_main_job_beats_the_heuristic(tmp_path):
-    """The README's first command, ``yaniv train --minutes 10`` with every default: its
+    """The README's first command (docs/training.md, the main job), ``yaniv train --minutes 10`` with every default: its
     final evaluation (300 duplicate games against each baseline) beats the heuristic with
     a game win rate above 0.55 and the interval's lower bound above 0.5. About 13 minutes
     on 2 quiet cores (the budget is wall clock: a loaded machine trains less)."""
@@ -381,7 +381,7 @@ def test_the_main_job_beats_the_heuristic(tmp_path):
 
 @pytest.mark.slow
 def test_the_one_round_recipe_wins_the_rounds_on_seven(tmp_path):
-    """The README's one-round recipe (section "One round at a time"): 2-player ``seven``,
+    """The one-round recipe (docs/training.md, "One round at a time"): 2-player ``seven``,
     round episodes and the round-win reward, advised by ``round_search`` and warm-started
     by imitating it, 25 minutes; its final evaluation (2,000 duplicate single rounds against
     the heuristic) wins at least 0.60 of them. About 28 minutes."""

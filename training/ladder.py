@@ -15,8 +15,8 @@ so its league runs through the AEC environment, about a hundred times slower. En
 ranked by their OpenSkill ordinal (mu - 3 sigma); the games each played and its game win
 rate against the whole field stand beside it.
 
-``--markdown`` writes the table the README shows; ``--json`` keeps every league whole
-(:meth:`training.reports.EvalResult.to_dict`), which is what notebook 03 reads.
+``--markdown`` writes the table the docs' Evaluation page shows (``docs/evaluation.md``);
+``--json`` keeps every league whole (:meth:`training.reports.EvalResult.to_dict`), which is what notebook 03 reads.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def run(
 
 
 def markdown(results: list) -> str:
-    """One row per entrant of each league, ranked: the table of the README."""
+    """One row per entrant of each league, ranked: the table of ``docs/evaluation.md``."""
     lines = [
         "| rules | players | games | rank | agent | OpenSkill ordinal (mu ± sigma) | game win rate [95% CI] |",
         "|---|---|---|---|---|---|---|",

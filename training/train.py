@@ -37,8 +37,8 @@ logits with a trained weight, so the policy starts as that heuristic and learns 
 depart from it; the advisor is stored in the checkpoint (by name) and asked again at play
 time. With ``--pretrain search_fast`` the imitation phase learns the search agent's
 departures from the advisor (distillation: the network plays without searching). The
-recipes of the shipped agents and what they measured are in the README (section
-Training).
+recipes of the shipped agents and what they measured are in their model cards
+(``docs/agents/``).
 
 A run directory holds::
 
@@ -75,10 +75,9 @@ games against each ``--eval-opponents`` entry in the duplicate format of
 and ``eval.csv`` gets the game win rate with its 95% interval. It is the same measure as the
 final evaluation, only smaller. Whole games are long (two players: ~9 rounds against
 ``random``, 20-40 against ``greedy`` and ``heuristic``) and the policy plays them one
-decision at a time: 2.5-3.6 s per game were measured on 2 cores shared with four other
-jobs (load 9.5), which is about 0.5-0.8 s on idle cores, so with the defaults (20 games
-against each of 3 opponents every 100,000 steps) an evaluation costs roughly half a minute
-to a minute. It counts against ``--minutes``.
+decision at a time, so with the defaults (20 games against each of 3 opponents every
+100,000 steps) an evaluation takes a noticeable share of the budget (what it cost on the
+project's machine: ``docs/training.md``). It counts against ``--minutes``.
 
 Modules
 -------
@@ -93,18 +92,16 @@ Modules
 :mod:`training.progress`       progress bars
 =============================  =============================================================
 
-What the ten-minute default does (standard rules, 2 players; figures in the README)
------------------------------------------------------------------------------------
+What the ten-minute default does (standard rules, 2 players; figures: ``docs/training.md``)
+----------------------------------------------------------------------------------------
 * **Advised policy** (``--advice score_heuristic``): the score-aware heuristic's move
-  enters the logits with a trained weight, so the policy starts as that heuristic, which
-  beats the heuristic in about 0.83 of 2-player games.
+  enters the logits with a trained weight, so the policy starts as that heuristic.
 * **Imitation of the advisor** (``--pretrain score_heuristic``): 60,000 of its decisions in
   the learner's seat (seconds on the batched engine), 4 epochs; the policy already plays
   them, so this warms up the value net on the advisor's returns.
 * **PPO on whole games against the heuristic** at a low learning rate (1e-5), no entropy
   bonus, for the rest of the budget: it keeps the policy near its advisor (the earlier
-  default, advised by the plain heuristic and distilled from the search, ended at about
-  0.58 against the heuristic).
+  defaults and what they measured: docs/experiments/2026-11-26-distilling-the-search.md).
 * **Hand shaping** (``--shaping``): potential-based, so it cannot change the optimum.
 * **Action features** (``--action-features``): the output layer also scores each action
   by the cards it moves, so learning carries over between the ~1,500 action ids.
@@ -167,8 +164,7 @@ class Args:
     """Seed of random, numpy, torch, the environments and the opponents."""
     n_envs: int = 16
     """Parallel environments (0: one per CPU this process may use). The policy's forward pass costs about
-    the same for 1 or 16 observations, so many in-process environments amortise it: on 2
-    cores 16 give ~3x the steps/s of 2."""
+    the same for 1 or 16 observations, so many in-process environments amortise it."""
     vec_env: str = "auto"
     """``batched``: the games stepped together on the batched engine, opponents (and the
     --league pool's snapshots) acting in batch (Yaniv); ``dummy``: one Gymnasium
@@ -235,8 +231,8 @@ class Args:
     and saved there, so that variants of the imitation phase skip the collection."""
     pretrain_departure_weight: float = 3.0
     """Imitation with --advice: weight in the policy loss of the decisions where the teacher
-    departs from the advice (they are few: ~2.5% for search_fast advised by the heuristic;
-    3 copied more of them than 1 and won more games, README)."""
+    departs from the advice (they are few; the weights tried:
+    docs/experiments/2026-11-26-distilling-the-search.md)."""
     pretrain_temperature: float = 0.0
     """Imitation from search_fast: on its searched decisions, the policy's target is a
     softmax of its candidate moves' rollout values (in points) at this temperature, instead

@@ -12,7 +12,7 @@ figures are the engine's and the environments'.
 * environments, for one preset (``--env-preset``, default ``standard``): the loop a user
   writes (``agent_iter`` + ``last`` + ``step``, the move picked among
   ``obs["action_mask"].astype(bool).nonzero()[0]``: NumPy finds the nonzero entries of a
-  boolean array about four times faster than those of the ``int8`` mask itself) on
+  boolean array faster than those of the ``int8`` mask itself) on
   ``raw_env`` and on ``env()`` (PettingZoo's wrappers); every ``step`` call counts, the
   ``None`` steps of finished agents included.
   The Gymnasium wrapper counts the learner's ``step`` calls (the random opponents play

@@ -51,10 +51,8 @@ With ``Rules.private_windows`` (on in every preset) the order of decisions shows
 the observations hide: the drawer answers every slam window a stock draw opens (only
 ``pass`` when the card cannot be slammed) and every player still in answers every Blast
 window in turn (only ``pass`` without the completing cards); the exact sequence is in
-:mod:`yaniv_env.engine`. It costs steps; random play, decisions per turn with / without
-(``Rules.replace(private_windows=False)``): ``standard`` 2.47 / 2.01 (+22 %), ``seven``
-2.46 / 2.03 (+21 %), ``french`` 3.08 / 2.02 (+52 %) with 2 players and 3.68 / 2.03
-(+82 %) with 4, ``two_deck`` (no windows) unchanged.
+:mod:`yaniv_env.engine`. It costs steps (measured per preset on the docs' AEC page,
+``docs/environments/aec.md``; ``Rules.replace(private_windows=False)`` turns it off).
 
 Action ids (``yaniv_env.actions``; the same ids mean the same move whatever the hand)::
 

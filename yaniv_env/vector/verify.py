@@ -21,9 +21,10 @@ Seeding: the scalar game seeded ``s`` is ``engine.new_game(rules, seed=s)``; bot
 draw every deal, lot and reshuffle from the per-round streams of :mod:`yaniv_env.core.seeding`
 (the contract in :mod:`yaniv_env.engine`'s docstring).
 
-Cost: the replay is Python (the scalar engine), about 15–25 µs a decision on one core of
-this project's machine, the batched engine's own share included; whole games are about
-300–7,000 decisions depending on the preset, the player count and the player.
+Cost: the replay is Python (the scalar engine), so a run costs the scalar engine's time per
+decision, and whole games are hundreds to thousands of decisions depending on the preset,
+the player count and the player (measured runs: the docs' experiment note
+``docs/experiments/2026-11-25-batched-engine-verification.md``).
 """
 
 from __future__ import annotations

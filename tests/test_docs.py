@@ -1,0 +1,136 @@
+"""The documentation site: every ```python block of ``docs/**/*.md`` runs, the reST-to-Markdown
+conversion of the API pages does what it says, and ``mkdocs build --strict`` passes.
+
+A page's blocks run in order as one script, in a fresh Python process started in a
+temporary directory (files the examples write land there). A block preceded by
+``<!-- tested-by: tests/FILE.py ... -->`` is run by that test instead (at a smaller size):
+the marker must name a test file that reads the page.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+BLOCK = re.compile(r"^(<!-- tested-by: (\S+).*?-->\n)?```python\n(.*?)^```", re.S | re.M)
+#: Seconds a page's script may take: seconds in practice; the margin covers a first use of
+#: the batched engine on a machine with an empty Numba cache (compiling its kernels).
+PAGE_TIMEOUT = 600
+
+
+def _pages() -> dict[str, list[str]]:
+    """Each page (relative path) with its python blocks to run here, in order."""
+    pages = {}
+    for path in sorted(DOCS.rglob("*.md")):
+        blocks = [code for marker, _, code in BLOCK.findall(path.read_text(encoding="utf-8")) if not marker]
+        if blocks:
+            pages[str(path.relative_to(DOCS))] = blocks
+    return pages
+
+
+def test_docs_have_examples_and_markers_name_their_tests():
+    with_examples = {"index.md", "environments/aec.md", "environments/gymnasium.md", "environments/vector.md"}
+    assert with_examples | {"environments/pis-yedili.md", "agents/index.md"} <= set(_pages())
+    for path in DOCS.rglob("*.md"):
+        text = path.read_text(encoding="utf-8")
+        for marker, test, _ in BLOCK.findall(text):
+            if marker:
+                test_file = ROOT / test
+                assert test_file.is_file(), f"{path}: {test} does not exist"
+                assert str(path.relative_to(ROOT)).split("/", 1)[1] in test_file.read_text(encoding="utf-8"), (
+                    f"{test} does not read {path}"
+                )
+
+
+def run_script(script: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``script`` in a fresh Python process started in ``cwd``, importing this checkout's
+    packages (tests/test_readme.py runs the README's examples with it too)."""
+    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=path)
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=PAGE_TIMEOUT
+    )
+
+
+@pytest.mark.parametrize("page", sorted(_pages()))
+def test_page_examples_run(page, tmp_path):
+    proc = run_script("\n\n".join(_pages()[page]), tmp_path)
+    assert proc.returncode == 0, f"docs/{page}:\n{proc.stderr[-3000:]}"
+
+
+def _griffe_rst():
+    pytest.importorskip("griffe")
+    spec = importlib.util.spec_from_file_location("griffe_rst", DOCS / "griffe_rst.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rest_constructs_become_markdown():
+    convert = _griffe_rst().rst_to_markdown
+    text = """Intro with :class:`yaniv_env.Rules` and :func:`~agents.make` and :mod:`numpy`.
+
+.. code-block:: python
+
+    x = 1
+    y = 2
+
+Action ids::
+
+    0 draw   1 call
+
+==========  =======================
+Import      ``env()``; registered
+            as ``Yaniv-v0``
+Agents      ``player_0``
+==========  =======================
+
+``rules``       a preset
+                name
+``num_players`` players
+after"""
+    out = convert(text)
+    assert '<autoref identifier="yaniv_env.Rules" optional><code>yaniv_env.Rules</code></autoref>' in out
+    assert '<autoref identifier="agents.make" optional><code>make</code></autoref>' in out
+    assert "`numpy`" in out and ":mod:" not in out
+    assert "```python\nx = 1\ny = 2\n```" in out
+    assert "Action ids:\n\n```text\n0 draw   1 call\n```" in out
+    assert "| Import | ``env()``; registered as ``Yaniv-v0`` |" in out
+    assert "| Agents | ``player_0`` |" in out
+    assert "* ``rules``: a preset name\n* ``num_players``: players" in out
+
+
+def test_rest_table_with_header():
+    convert = _griffe_rst().rst_to_markdown
+    out = convert("=====  =====\nname   value\n=====  =====\na      1\nb      2\n=====  =====\n")
+    assert out.splitlines()[:4] == ["| name | value |", "|---|---|", "| a | 1 |", "| b | 2 |"]
+    # a role in a cell: the columns are those of the text as written
+    out = convert("====================  ====\n:mod:`training.stats`  ok\n====================  ====\n")
+    assert '| <autoref identifier="training.stats" optional><code>training.stats</code></autoref> | ok |' in out
+    assert convert("```text\n:mod:`x`\n```") == "```text\n:mod:`x`\n```"
+
+
+def test_mkdocs_build_strict(tmp_path):
+    if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings_handlers") is None:
+        pytest.skip('mkdocs is not installed: pip install -e ".[docs]" (CI runs .ci/docs)')
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    assert (tmp_path / "site" / "environments" / "aec" / "index.html").is_file()
+    print(f"mkdocs build --strict: {time.perf_counter() - start:.1f} s")
