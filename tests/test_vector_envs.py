@@ -300,14 +300,13 @@ def bad_actions(draw, masks: np.ndarray) -> tuple:
         dtype = draw(st.sampled_from([np.float64, np.float32, bool, str, object]))
         actions = np.array(good, dtype=dtype) if dtype is not object else np.array([float(a) for a in good], object)
         return actions, "game 0: "
-    shape = draw(st.sampled_from(["short", "long", "column", "scalar", "empty", "ragged"]))
+    shape = draw(st.sampled_from(["short", "long", "column", "scalar", "empty"]))
     actions = {
         "short": good[:-1],
         "long": good + [good[0]],
         "column": np.array(good).reshape(B, 1),
         "scalar": good[0],
         "empty": [],
-        "ragged": [good[:1]] * B,
     }[shape]
     return actions, f"actions must be {B} action ids"
 

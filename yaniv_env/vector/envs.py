@@ -162,33 +162,41 @@ def check_actions(actions, masks: np.ndarray, table) -> np.ndarray:
         legal = ", ".join(f"{i} ({table.name(int(i))})" for i in np.flatnonzero(masks[b]))
         return ValueError(f"game {b}: {what}; legal: {legal}")
 
-    try:
+    shape_error = f"actions must be {B} action ids, one per game (shape ({B},)), got "
+    if isinstance(actions, (list, tuple)):  # one by one: NumPy reads [3, True] as ints, [3, 1.5] as floats
+        if len(actions) != B:
+            raise ValueError(shape_error + f"{len(actions)}: {actions!r}")
+        items = list(actions)
+    else:
         arr = np.asarray(actions)
-    except ValueError:  # a ragged nesting
-        raise ValueError(f"actions must be {B} action ids, one per game, got {actions!r}") from None
-    if arr.shape != (B,):
-        raise ValueError(f"actions must be {B} action ids, one per game (shape ({B},)), got shape {arr.shape}")
-    if arr.dtype.kind in "iu" and isinstance(actions, np.ndarray):
+        if arr.shape != (B,):
+            raise ValueError(shape_error + f"shape {arr.shape}")
+        if arr.dtype.kind in "iu":
+            items = None
+        elif arr.dtype.kind == "O":
+            items = list(arr)
+        else:  # floats, bools, strings
+            integral = np.isfinite(arr) & (arr == np.round(arr)) if arr.dtype.kind == "f" else np.ones(B, bool)
+            b = int(np.argmin(integral))  # a fractional value first, else the first game
+            raise refuse(
+                b, f"action {_value(arr[b])!r} is not an action id (an int 0..{A - 1}; the actions are {arr.dtype})"
+            )
+    if items is None:
         in_range = (arr >= 0) & (arr < A)
         ids = np.where(in_range, arr, -1).astype(np.int64)
-    elif arr.dtype.kind not in "iuO" and isinstance(actions, np.ndarray):  # floats, bools, strings
-        integral = np.isfinite(arr) & (arr == np.round(arr)) if arr.dtype.kind == "f" else np.ones(B, bool)
-        b = int(np.argmin(integral))  # a fractional value first, else the first game
-        raise refuse(
-            b, f"action {_value(arr[b])!r} is not an action id (an int 0..{A - 1}; the actions are {arr.dtype})"
-        )
-    else:  # one by one: NumPy reads [3, True] as ints and [3, 1.5] as floats
-        items = list(arr if isinstance(actions, np.ndarray) else actions)
+        shown = arr
+    else:
         for b, a in enumerate(items):
             if not is_int(a):
                 raise refuse(b, f"action {_value(a)!r} is not an action id (an int 0..{A - 1})")
         in_range = np.array([0 <= a < A for a in items], dtype=bool)
         ids = np.array([int(a) if ok else -1 for a, ok in zip(items, in_range, strict=True)], dtype=np.int64)
+        shown = items
     legal = in_range.copy()
     legal[in_range] = masks[np.flatnonzero(in_range), ids[in_range]]
     if not legal.all():
         b = int(np.argmin(legal))
-        a = _value(arr[b])
+        a = _value(shown[b])
         name = table.name(int(a)) if in_range[b] else f"not an action id: the ids are 0..{A - 1}"
         raise refuse(b, f"illegal action {a} ({name})")
     return ids
