@@ -166,4 +166,5 @@ def test_a_command_without_its_extra_ends_with_one_line(tmp_path):
     )
     assert out.returncode == 2, out.stderr
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and "yaniv train needs torch" in lines[0] and "yaniv-env[train]" in lines[0], out.stderr
+    # (torch, or the first missing [train] library: sb3_contrib in an install without the extra)
+    assert len(lines) == 1 and "yaniv train needs " in lines[0] and "yaniv-env[train]" in lines[0], out.stderr
