@@ -12,11 +12,11 @@
     actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in envs.action_masks()])
     obs, rewards, terminations, truncations, infos = envs.step(actions)
 
-    venv = YanivVecEnv("standard", num_envs=64, opponents="heuristic")        # Stable-Baselines3
-    # PPO updates every num_envs * n_steps steps: 64 * 32 = 2,048 here (SB3's default
-    # n_steps=2048 would collect 131,072 steps before the first update)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=512, seed=0)
-    model.learn(total_timesteps=2_048)     # masks through venv.env_method("action_masks")
+    venv = YanivVecEnv("standard", num_envs=16, opponents="heuristic")        # Stable-Baselines3
+    # PPO updates every num_envs * n_steps steps: 16 * 64 = 1,024 here (SB3's default
+    # n_steps=2048 with 64 environments would collect 131,072 steps before the first update)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256, seed=0)
+    model.learn(total_timesteps=1_024)     # masks through venv.env_method("action_masks")
 
 ==================  ==========================================================================
 class               interface
