@@ -69,11 +69,11 @@ def test_maskable_ppo_stores_the_mask_of_the_observation_it_acted_on():
 def test_terminal_observation_and_truncation_flags_reach_sb3():
     """Truncated episodes (turn limit) carry ``TimeLimit.truncated`` and the last observation,
     advice column included, so that MaskablePPO bootstraps them; finished ones do not."""
-    venv = YanivVecEnv("standard", num_envs=8, opponents="random", episode="round", turn_limit=6)
+    venv = YanivVecEnv("standard", num_envs=8, opponents="greedy", episode="round", turn_limit=12)
     venv.seed(0)
     stack = VecAdvice(VecHandShaping(venv), "heuristic", seed=0)
     obs = stack.reset()
-    learner = batched("random", seed=1, rules=venv.rules)
+    learner = batched("greedy", seed=1, rules=venv.rules)
     kinds = {True: 0, False: 0}
     for _ in range(200):
         masks = np.asarray(stack.env_method("action_masks"), dtype=bool)
@@ -187,3 +187,22 @@ def test_entropy_bonus_pulls_the_advice_scale_down():
     entropy = policy.get_distribution(x, action_masks=masks).entropy().mean()
     entropy.backward()
     assert policy.advice_scale.grad.item() < 0  # loss -ent_coef * entropy: the scale goes down
+
+
+def test_a_run_from_scratch_does_not_get_the_advised_learning_rate(tmp_path):
+    """``yaniv train --advice none --pretrain none`` trained at the advised recipe's 1e-5 with
+    no entropy bonus (finding 2): a run from scratch now gets ``SCRATCH_DEFAULTS`` for the
+    options it does not give; an advised run and explicit values keep theirs."""
+    from training import config
+    from training import train as T
+
+    def resolved(*argv):
+        args, given = T.parse_args([*argv, "--output-dir", str(tmp_path)])
+        return config.validate(args, given)[0]
+
+    scratch = resolved("--advice", "none", "--pretrain", "none")
+    assert (scratch.learning_rate, scratch.ent_coef) == (3e-4, 0.01)
+    advised = resolved()
+    assert (advised.learning_rate, advised.ent_coef) == (1e-5, 0.0)
+    mine = resolved("--advice", "none", "--pretrain", "none", "--learning-rate", "1e-5")
+    assert (mine.learning_rate, mine.ent_coef) == (1e-5, 0.01)

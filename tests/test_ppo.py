@@ -100,7 +100,8 @@ def win_rate(run_dir, opponent: str) -> list[tuple[int, float, float, float]]:
 
 
 def sanity(tmp_path, steps: int, games: int, opponent: str, **kw):
-    """A learner from scratch against ``opponent``; its evaluations against it."""
+    """A learner from scratch against ``opponent``; its evaluations against it (at the start,
+    at the half and at the end)."""
     args = small(
         tmp_path,
         opponents=opponent,
@@ -108,7 +109,7 @@ def sanity(tmp_path, steps: int, games: int, opponent: str, **kw):
         num_steps=32,
         minibatch_size=2048,
         total_timesteps=steps,
-        eval_every=steps,
+        eval_every=steps // 2,
         eval_games=games,
         eval_opponents=opponent,
         run_name=f"sanity_{opponent}",
@@ -130,10 +131,10 @@ def test_learns_from_scratch_full(tmp_path, opponent, steps, floor):
 
 
 def test_learns_from_scratch_small(tmp_path):
-    """From scratch (no advisor, no imitation) against greedy, a small budget: the win rate
-    rises beyond both intervals and never falls below its start by more than its interval."""
-    curve = sanity(tmp_path, 40_960, 200, "greedy", seed=3)
-    wins = [w for _, w, _, _ in curve]
-    assert wins[-1] > wins[0] + 0.1, curve
-    _, start, start_low, _ = curve[0]
+    """From scratch (no advisor, no imitation) against random, a small budget: the win rate
+    ends above where it started beyond both intervals, and no evaluation falls below the
+    start by more than its interval."""
+    curve = sanity(tmp_path, 65_536, 100, "random", seed=1)
+    check_learns(curve, 0.8)
+    _, _, start_low, _ = curve[0]
     assert all(high >= start_low for _, _, _, high in curve), curve

@@ -229,7 +229,7 @@ class LearnerStream:
     def __init__(self, rules, num_envs: int, mix, episode: str, reward: str, seed: int):
         from yaniv_env.vector.envs import LearnerGames
 
-        self.games = LearnerGames(rules, num_envs, opponent_mix=mix, episode=episode, reward=reward)
+        self.games = LearnerGames(rules, num_envs, rules.num_players, opponent_mix=mix, episode=episode, reward=reward)
         self.num_envs = num_envs
         self.obs = self.games.reset(seed)
         self.ended_returns: list[float] = []
@@ -272,7 +272,7 @@ class SelfPlayStream:
     def __init__(self, rules, num_envs: int, episode: str, reward: str, seed: int):
         from yaniv_env.vector.envs import BatchedSelfPlay
 
-        self.games = BatchedSelfPlay(rules, num_envs, episode=episode, reward=reward)
+        self.games = BatchedSelfPlay(rules, num_envs, rules.num_players, episode=episode, reward=reward)
         self.games.reset(seed)
         self.num_envs = num_envs
         self.n = rules.num_players
@@ -366,7 +366,7 @@ def evaluate(
     drawn at the turn limit), and its game would last ``round_limit`` rounds."""
     from yaniv_env.vector.envs import LearnerGames
 
-    env = LearnerGames(rules, games, opponents=opponent, episode=episode, reward="outcome")
+    env = LearnerGames(rules, games, rules.num_players, opponents=opponent, episode=episode, reward="outcome")
     obs = env.reset(seed)
     result = np.full(games, np.nan)
     for _ in range(max_decisions):
