@@ -73,7 +73,7 @@ def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
         assert m[agent.act(o, m)]
     rows = (run / "eval.csv").read_text().splitlines()
     assert len(rows) == 1 + 3  # header, steps 0, 256 and the end
-    again = ppo.train(ppo.Args(resume=str(run), total_timesteps=1024))
+    again = ppo.train(*ppo.parse_args(["--resume", str(run), "--total-timesteps", "1024"]))
     assert again["steps"] == 512
     assert json.loads((run / "args.json").read_text())["opponents"] == opponents
     assert agents.load(str(run / "model.safetensors")).metadata["timesteps"] == 1024

@@ -409,9 +409,11 @@ def save_checkpoint(path: Path, policy, optimizer, state: dict) -> None:
 
 
 # -- the main loop -----------------------------------------------------------------------
-def train(args: Args) -> dict:
+def train(args: Args, given: set[str] | None = None) -> dict:
     """Train (or resume) a run; returns its directory (``run_dir``), the steps of this
-    session (``steps``) and the seconds spent in rollouts, updates and all of it."""
+    session (``steps``) and the seconds spent in rollouts, updates and all of it. On
+    ``--resume``, the options named in ``given`` (those of :data:`RESUME_OVERRIDES`) replace
+    the run's own."""
     from training.league import parse_mix
     from training.stats import wilson
     from yaniv_env.rules import get_rules
@@ -420,8 +422,8 @@ def train(args: Args) -> dict:
         run_dir = Path(args.resume)
         saved = torch.load(run_dir / "checkpoint.pt", weights_only=True)
         stored = json.loads((run_dir / "args.json").read_text())
-        given = {k: v for k, v in dataclasses.asdict(args).items() if k in RESUME_OVERRIDES}
-        args = Args(**{**stored, **given})
+        changed = {k: getattr(args, k) for k in (given or set()) & RESUME_OVERRIDES}
+        args = Args(**{**stored, **changed, "resume": str(run_dir)})
     else:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         name = args.opponents.replace(",", "_").replace(":", "") if args.opponents == "self" else "fixed"
@@ -592,17 +594,19 @@ def train(args: Args) -> dict:
     }
 
 
-def parse_args(argv: list[str] | None = None) -> Args:
+def parse_args(argv: list[str] | None = None) -> tuple[Args, set[str]]:
+    """The arguments, and the names given on the command line."""
     from training import config
 
     parser = config.build_parser(Args)
     parser.prog = "python -m training.ppo"
     parser.description = "Train a Yaniv agent with the lean PPO of training/ppo.py (see its docstring)."
-    return Args(**vars(parser.parse_args(argv)))
+    args = Args(**vars(parser.parse_args(argv)))
+    return args, set(vars(config.build_parser(Args, suppress=True).parse_args(argv)))
 
 
 def main(argv: list[str] | None = None) -> int:
-    train(parse_args(argv))
+    train(*parse_args(argv))
     return 0
 
 
