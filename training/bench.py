@@ -20,6 +20,16 @@ row                         what runs
                             ``yaniv train``'s policies use
 ==========================  ================================================================
 
+Lean PPO rows (:mod:`training.ppo`, the same ``--ppo-timesteps``, its defaults: 256 games
+x 32 steps per rollout, two 128-unit layers, the legal moves scored, 2 epochs of minibatches
+of 2,048, ``--ppo-threads`` torch threads in the update): against ``random`` opponents (the
+MaskablePPO rows' environment), against ``heuristic`` opponents, and in self-play (one
+network at every seat of :class:`yaniv_env.vector.envs.BatchedSelfPlay`), each with its
+floating-point operations per learner step (:func:`training.ppo.flops_per_step`). The
+machine's measured matrix-product throughput (float32, [1024, 256] x [256, 1543], one
+thread and ``--ppo-threads``) is printed beside them: steps/s times FLOPs per step over it
+is the share of the machine's arithmetic the learner uses.
+
 Each row's profile splits the wall clock into PPO's update (``train()``), the environment
 (``step_wait``: the engine, the opponents, the observations and masks) and the rest of the
 rollout (the policy's forward pass, the masked distribution, sampling and the rollout
@@ -109,12 +119,73 @@ def bench_ppo(preset: str, players: int, kind: str, policy: str, num_envs: int, 
     }
 
 
-def run_learners(preset: str, players: int, timesteps: int, seed: int = 0) -> dict:
-    """Every row of :data:`PPO_ROWS`."""
+#: The lean PPO rows: (key, label, opponents of ``training.ppo``).
+LEAN_ROWS = (
+    ("lean_random", "lean PPO (training/ppo.py), vs random", "random"),
+    ("lean_heuristic", "lean PPO, vs heuristic", "heuristic"),
+    ("lean_selfplay", "lean PPO, self-play", "self"),
+)
+
+
+def bench_lean(preset: str, players: int, opponents: str, timesteps: int, threads: int, seed: int = 0) -> dict:
+    """:mod:`training.ppo` for ``timesteps`` learner steps against ``opponents`` (no
+    evaluation; the run's files go to a temporary directory)."""
+    import tempfile
+
+    from training import ppo
+
+    with tempfile.TemporaryDirectory() as tmp:
+        args = ppo.Args(
+            rules=preset,
+            num_players=players,
+            opponents=opponents,
+            total_timesteps=timesteps,
+            seed=seed,
+            eval_every=0,
+            update_threads=threads,
+            output_dir=tmp,
+            run_name="bench",
+        )
+        cpu0 = time.process_time()
+        r = ppo.train(args)
+        cpu = time.process_time() - cpu0
     return {
+        "steps_per_s": r["steps"] / r["seconds"],
+        "steps_per_cpu_s": r["steps"] / cpu,
+        "steps": r["steps"],
+        "seconds": r["seconds"],
+        "flops_per_step": r["flops_per_step"],
+        "shares": {"update": r["update_seconds"] / r["seconds"], "rollout": r["rollout_seconds"] / r["seconds"]},
+    }
+
+
+def matmul_gflops(threads: int, seconds: float = 1.0) -> float:
+    """Measured float32 matrix-product throughput (GFLOP/s) with ``threads`` torch threads."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    a, b = torch.randn(1024, 256), torch.randn(256, 1543)
+    a @ b
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        a @ b
+        count += 1
+    rate = count * 2 * 1024 * 256 * 1543 / (time.perf_counter() - start) / 1e9
+    torch.set_num_threads(before)
+    return rate
+
+
+def run_learners(preset: str, players: int, timesteps: int, seed: int = 0, threads: int = 1) -> dict:
+    """Every row of :data:`PPO_ROWS` and :data:`LEAN_ROWS`, and the matrix-product throughput."""
+    rows = {
         key: bench_ppo(preset, players, kind, policy, 64 if kind == "vector" else 8, timesteps, seed)
         for key, _, kind, policy in PPO_ROWS
     }
+    for key, _, opponents in LEAN_ROWS:
+        rows[key] = bench_lean(preset, players, opponents, timesteps, threads, seed)
+    rows["matmul_gflops"] = {"1": matmul_gflops(1), str(threads): matmul_gflops(threads)}
+    return rows
 
 
 def format_learners(result: dict) -> str:
@@ -134,6 +205,15 @@ def format_learners(result: dict) -> str:
         "update: PPO's train(); env: the environments' step; forward: the rest of the rollout "
         "(policy forward pass, masked distribution, sampling, rollout buffer)"
     )
+    lines.append(f"{'':<36}{'steps/s':>10}{'× vector':>10}{'steps/CPU s':>13}{'update':>8}{'MFLOP/step':>12}")
+    for key, label, _ in LEAN_ROWS:
+        r = result[key]
+        lines.append(
+            f"{label:<36}{r['steps_per_s']:>10,.0f}{r['steps_per_s'] / stock:>10.2f}{r['steps_per_cpu_s']:>13,.0f}"
+            f"{r['shares']['update']:>8.0%}{r['flops_per_step'] / 1e6:>12.2f}"
+        )
+    rates = ", ".join(f"{g:.1f} GFLOP/s with {t} thread(s)" for t, g in result["matmul_gflops"].items())
+    lines.append(f"matrix products on this machine (float32, [1024, 256] x [256, 1543]): {rates}")
     return "\n".join(lines)
 
 
@@ -208,6 +288,12 @@ def main(argv: list[str] | None = None) -> int:
         help="with --vector: learner steps of each MaskablePPO row (0 leaves them out; default 16384)",
     )
     parser.add_argument(
+        "--ppo-threads",
+        type=int,
+        default=1,
+        help="with --vector: torch threads of the lean PPO rows' update (default 1)",
+    )
+    parser.add_argument(
         "--agents",
         default="",
         help="comma-separated agent names to time deciding against heuristic opponents (for example "
@@ -243,7 +329,9 @@ def main(argv: list[str] | None = None) -> int:
         result["agents"] = agent_rows
         text = (text + "\n\n" if text else "") + format_agents(agent_rows)
     if args.vector and args.ppo_timesteps:
-        result["vector"]["ppo"] = run_learners(args.env_preset, args.players, args.ppo_timesteps, args.seed)
+        result["vector"]["ppo"] = run_learners(
+            args.env_preset, args.players, args.ppo_timesteps, args.seed, args.ppo_threads
+        )
         text += "\n\n" + format_learners(result["vector"]["ppo"])
     print(json.dumps(result, indent=2) if args.json else text)
     return 0

@@ -55,6 +55,12 @@ GAME_DEFAULTS: dict[str, dict[str, object]] = {
     },
 }
 
+#: Defaults of a plain policy trained from scratch (``--advice none --pretrain none``, a new
+#: run) for the options not given: the advised recipe's learning rate and entropy bonus keep a
+#: policy near its advisor and leave a policy without one all but still
+#: (``docs/experiments/2026-11-26-learning.md``).
+SCRATCH_DEFAULTS: dict[str, object] = {"learning_rate": 3e-4, "ent_coef": 0.01}
+
 #: ``--vec-env`` choices (:mod:`training.envs`).
 VEC_ENVS = ("auto", "batched", "dummy", "subproc")
 
@@ -326,6 +332,10 @@ def validate(args, given: set[str]):
         why = agent_available(args.advice, rules)
         if why:
             raise ValueError(f"--advice: agent {args.advice!r} is not available ({why})")
+    if meta is None and not args.advice and not args.pretrain:
+        for name, value in SCRATCH_DEFAULTS.items():
+            if name not in given and getattr(args, name) == getattr(type(args), name):
+                setattr(args, name, value)
     eval_mix = []
     if args.eval_every:
         eval_mix = filter_available(parse_mix(args.eval_opponents), rules, "eval opponents", False)

@@ -1,0 +1,614 @@
+"""A lean PPO for Yaniv on the batched engine, in one file that reads top to bottom (in the
+manner of CleanRL's ``ppo.py``): no Stable-Baselines3 in the loop, the rollout stepped on
+:class:`yaniv_env.vector.envs.LearnerGames` (one learner seat per game, fixed opponents
+acting in batch) or on :class:`yaniv_env.vector.envs.BatchedSelfPlay` (``--opponents self``:
+one network plays every seat of every game).
+
+.. code-block:: console
+
+    python -m training.ppo --opponents greedy --minutes 5            # from scratch vs greedy
+    python -m training.ppo --opponents self --minutes 60             # self-play from scratch
+    python -m training.ppo --resume runs/ppo_selfplay                # continue a run
+
+The network is the one :class:`agents.networks.ActionFeaturePolicy` describes (separate
+actor and critic MLPs; the actor's output layer scores each action id plus a bilinear term
+over the actions' card features), so the model it writes is a play file that
+``agents.load`` / ``yaniv eval`` read like any other. Only its forward pass is written
+here, without SB3's machinery: the action-feature head is folded into one weight matrix
+per forward pass (``W + features @ P``, the same logits), and illegal actions get the
+logit ``-1e8`` as sb3-contrib's ``MaskableCategorical`` gives them, so their probability is
+0 and the entropy counts the legal moves only.
+
+One PPO iteration:
+
+1. **Rollout**: ``num_steps`` steps of ``num_envs`` games. Each decision stores its
+   observation, the mask of that observation, the action sampled from the masked
+   distribution, its log-probability and the critic's value. With fixed opponents the
+   rewards of a step are the learner's (opponents' moves included); in self-play each seat's
+   rewards go to that seat's last decision, and a decision's successor is the same seat's
+   next decision in the same game (``next_index``), not the next row of the buffer.
+2. **Advantages**: GAE(λ) along those successor links. An episode's end (termination)
+   has no successor; a truncation (turn or round limit) and the rollout's end bootstrap
+   with the critic's value of the seat's next observation.
+3. **Update**: ``update_epochs`` passes over the rollout in minibatches of
+   ``minibatch_size``: the clipped surrogate with per-minibatch normalised advantages,
+   ``vf_coef`` times the squared value error, ``ent_coef`` times the masked entropy, the
+   gradient's norm clipped to ``max_grad_norm``.
+
+Every ``eval_every`` steps the deterministic policy (arg-max of the masked logits) plays
+``eval_games`` whole games against each ``eval_opponents`` entry on the batched engine, and
+``eval.csv`` gets its game win rate with a 95% Wilson interval; ``checkpoint.pt`` (weights,
+optimiser, counters: plain tensors and numbers, read with ``torch.load(weights_only=True)``)
+and ``model.safetensors`` (the play file) are written every ``checkpoint_minutes`` and at the
+end.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+
+@dataclass
+class Args:
+    rules: str = "standard"
+    """Rules preset (``standard``, ``seven``, ``french``, ``two_deck``)."""
+    num_players: int = 2
+    """Players at the table."""
+    opponents: str = "heuristic"
+    """``self`` (one network plays every seat, :class:`BatchedSelfPlay`), or an opponent mix
+    of agent names with optional weights drawn per seat and episode
+    (``random:1,greedy:1,heuristic:2``)."""
+    episode: str = "game"
+    """Episodes: ``game`` (whole games) or ``round``."""
+    reward: str = "score_outcome"
+    """Reward scheme of the environment (``score``, ``outcome``, ``round_win``, ``score_outcome``)."""
+    total_timesteps: int = 2_000_000
+    """Learner decisions to train for (counted over resumes)."""
+    minutes: float | None = None
+    """Wall-clock budget in minutes (counted over resumes); stops at this or at --total-timesteps."""
+    seed: int = 1
+    """Seed of torch, the games and the opponents."""
+    num_envs: int = 256
+    """Games stepped together."""
+    num_steps: int = 32
+    """Steps per game per rollout (a rollout is num_envs * num_steps decisions)."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    gamma: float = 0.995
+    """Discount per decision of a seat."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    update_epochs: int = 2
+    """Passes over each rollout."""
+    minibatch_size: int = 2048
+    """Decisions per gradient step."""
+    clip_coef: float = 0.2
+    """PPO clipping range."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient."""
+    vf_coef: float = 0.5
+    """Value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    shaping: float = 1.0
+    """Potential-based reward shaping, ``Φ = -shaping * (hand total) / 100`` as ``yaniv train
+    --shaping``: immediate credit for throwing points, without changing the optimal policy
+    (0: off). Episode returns are logged unshaped."""
+    hidden: str = "128,128"
+    """Hidden layer sizes of the actor and of the critic (separate networks)."""
+    rollout_threads: int = 1
+    """torch threads while stepping (small matrix products: one thread is fastest)."""
+    update_threads: int = 1
+    """torch threads during the update (2 on an idle 2-core machine; 1 when it is shared)."""
+    eval_every: int = 200_000
+    """Evaluate every this many steps (and at step 0; 0: never)."""
+    eval_games: int = 200
+    """Games against each evaluation opponent."""
+    eval_opponents: str = "random,greedy,heuristic"
+    """Opponents of the periodic evaluation."""
+    checkpoint_minutes: float = 10.0
+    """Write the checkpoint and the play file every this many minutes (and at the end)."""
+    output_dir: str = "runs"
+    """Where run directories are created."""
+    run_name: str | None = None
+    """Run directory name (default: ``ppo_{opponents}__{seed}__{timestamp}``)."""
+    resume: str | None = None
+    """Continue the run in this directory from its checkpoint.pt (its arguments; only the
+    budget, threads, evaluation and checkpoint options may change)."""
+
+
+#: Options that may differ when resuming.
+RESUME_OVERRIDES = {
+    "total_timesteps",
+    "minutes",
+    "rollout_threads",
+    "update_threads",
+    "eval_every",
+    "eval_games",
+    "eval_opponents",
+    "checkpoint_minutes",
+    "resume",
+}
+
+
+# -- the network -------------------------------------------------------------------------
+def make_policy(rules, hidden: list[int]):
+    """An untrained :class:`agents.networks.ActionFeaturePolicy` for ``rules``: the network
+    this learner trains and the play format describes."""
+    from gymnasium import spaces
+
+    from agents.checkpoint import rules_to_dict
+    from agents.networks import ActionFeaturePolicy
+    from yaniv_env.observation import ObservationLayout
+    from yaniv_env.vector import BatchedYaniv
+
+    size = ObservationLayout(rules).size
+    obs_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
+    act_space = spaces.Discrete(BatchedYaniv(rules, num_envs=1, seed=0).num_actions)
+    return ActionFeaturePolicy(
+        obs_space,
+        act_space,
+        lambda _: 0.0,
+        net_arch={"pi": hidden, "vf": hidden},
+        activation_fn=torch.nn.ReLU,
+        action_rules=rules_to_dict(rules),
+    )
+
+
+def head_weights(policy) -> tuple[torch.Tensor, torch.Tensor]:
+    """The actor's output layer as one matrix ``[A, H]`` and bias ``[A]``: the action-feature
+    head ``base(x) + proj(x) @ features.T`` is ``x @ (W_base + features @ W_proj).T +
+    b_base + features @ b_proj``."""
+    head = policy.action_net
+    return head.base.weight + head.features @ head.proj.weight, head.base.bias + head.features @ head.proj.bias
+
+
+def legal_moves(masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The legal action ids of each row, padded: ``ids [N, K]`` and ``valid [N, K]`` with ``K``
+    the most legal moves of any row (a padding entry repeats some id and is not valid)."""
+    k = int(masks.sum(1).max())
+    valid, ids = masks.to(torch.float32).topk(k, dim=1)
+    return ids, valid > 0
+
+
+def policy_and_value(policy, obs: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor, head=None):
+    """Log-probabilities ``[N, K]`` of the legal moves ``ids`` (padding: about -1e8) and values
+    ``[N]``. Only the legal moves are scored (a dot product each, as DouZero scores its
+    legal moves) instead of all ~1,500 ids: the same distribution as masking the full
+    logits with -1e8 (sb3-contrib's ``MaskableCategorical``), at a twentieth of the cost.
+    ``head``: :func:`head_weights` when already computed (a rollout folds them once)."""
+    weight, bias = head_weights(policy) if head is None else head
+    latent_pi = policy.mlp_extractor.policy_net(obs)
+    logits = torch.einsum("nh,nkh->nk", latent_pi, weight[ids]) + bias[ids]
+    log_probs = logits.masked_fill(~valid, -1e8).log_softmax(-1)
+    return log_probs, value_only(policy, obs)
+
+
+def value_only(policy, obs: torch.Tensor) -> torch.Tensor:
+    return policy.value_net(policy.mlp_extractor.value_net(obs)).squeeze(-1)
+
+
+def masked_entropy(log_probs: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Entropy over the legal moves only (a padding entry's ``p log p`` counts 0)."""
+    return -(log_probs.exp() * log_probs).masked_fill(~valid, 0.0).sum(-1)
+
+
+def sample(log_probs: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """One position per row by the Gumbel-max trick (padding, at about -1e8, is never drawn)."""
+    u = torch.rand(log_probs.shape, generator=generator).clamp_(1e-12, 1.0)
+    return (log_probs - torch.log(-torch.log(u))).argmax(-1)
+
+
+def hand_potential_weights(rules, coef: float) -> torch.Tensor:
+    """``w`` such that ``observation @ w`` is the shaping potential ``-coef * hand total / 100``."""
+    from yaniv_env.games import game_of
+
+    game = game_of(rules)
+    w = torch.zeros(game.observation_layout(rules).size)
+    w[game.observation_layout(rules).pieces["hand"].slice] = torch.as_tensor(
+        np.asarray(game.card_values(rules), dtype=np.float32)
+    )
+    return -coef * w / 100.0
+
+
+# -- the games ---------------------------------------------------------------------------
+class LearnerStream:
+    """Rollout source over :class:`LearnerGames`: the learner's decisions, one per game and
+    step; a decision's successor is the next row of its game."""
+
+    def __init__(self, rules, num_envs: int, mix, episode: str, reward: str, seed: int):
+        from yaniv_env.vector.envs import LearnerGames
+
+        self.games = LearnerGames(rules, num_envs, rules.num_players, opponent_mix=mix, episode=episode, reward=reward)
+        self.num_envs = num_envs
+        self.obs = self.games.reset(seed)
+        self.ended_returns: list[float] = []
+
+    def begin(self, num_steps: int) -> None:
+        B = self.num_envs
+        self.rewards = np.zeros(num_steps * B)
+        self.ended = np.zeros(num_steps * B, bool)
+        self.next_index = np.arange(B, (num_steps + 1) * B)  # the last row's: past the end, bootstrapped
+        self.next_index[(num_steps - 1) * B :] = -1
+        self.t = 0
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.obs, self.games.action_masks()
+
+    def step(self, actions: np.ndarray, value_of) -> None:
+        """Play ``actions``. A truncated episode's reward includes ``value_of(final
+        observation)`` (its bootstrap, ``gamma * V``): SB3 does the same with
+        ``infos[i]["TimeLimit.truncated"]`` and ``terminal_observation``."""
+        rows = slice(self.t * self.num_envs, (self.t + 1) * self.num_envs)
+        self.obs, rewards, _, truncated, final, ended = self.games.step(actions)
+        self.rewards[rows], self.ended[rows] = rewards, ended
+        if truncated.any():
+            self.rewards[rows][truncated] += value_of(final[truncated])
+        if ended.any():
+            self.ended_returns.extend(self.games.ended_returns.tolist())
+        self.t += 1
+
+    def pending(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(flat indices, observations) of the decisions whose successor is not in the rollout."""
+        B = self.num_envs
+        return [(np.arange((self.t - 1) * B, self.t * B), self.obs)]
+
+
+class SelfPlayStream:
+    """Rollout source over :class:`BatchedSelfPlay`: every seat is the learner. Rewards are
+    credited to each seat's last decision in its game; a decision's successor is the same
+    seat's next decision (``-1`` until it is made)."""
+
+    def __init__(self, rules, num_envs: int, episode: str, reward: str, seed: int):
+        from yaniv_env.vector.envs import BatchedSelfPlay
+
+        self.games = BatchedSelfPlay(rules, num_envs, rules.num_players, episode=episode, reward=reward)
+        self.games.reset(seed)
+        self.num_envs = num_envs
+        self.n = rules.num_players
+        self.ended_returns: list[float] = []
+        self._episode_return = np.zeros((num_envs, self.n))
+
+    def begin(self, num_steps: int) -> None:
+        B = self.num_envs
+        self.last = np.full((B, self.n), -1, np.int64)  # flat index of each seat's last decision
+        self.next_index = np.full(num_steps * B, -1, np.int64)
+        self.rewards = np.zeros(num_steps * B)
+        self.ended = np.zeros(num_steps * B, bool)
+        self.t = 0
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.games.observations, self.games.masks
+
+    def step(self, actions: np.ndarray, value_of=None) -> None:
+        """Play ``actions`` (a truncated game ends like a finished one: its seats are not
+        bootstrapped; ``value_of`` is unused)."""
+        g, B = self.games, self.num_envs
+        rows = np.arange(B)
+        index = self.t * B + rows
+        seats = g.seats.copy()
+        before = self.last[rows, seats]
+        linked = before >= 0
+        self.next_index[before[linked]] = index[linked]
+        self.last[rows, seats] = index
+        rewards, ended = g.step(actions)
+        self._episode_return += rewards
+        has = self.last >= 0
+        np.add.at(self.rewards, self.last[has], rewards[has])
+        if ended.any():
+            done = self.last[ended]
+            self.ended[done[done >= 0]] = True
+            self.last[ended] = -1
+            self.ended_returns.extend(self._episode_return[ended].ravel().tolist())
+            self._episode_return[ended] = 0.0
+        self.t += 1
+
+    def pending(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(flat indices, observations) of the decisions still waiting for their seat's next
+        one: each seat's observation now (they are bootstrapped from it)."""
+        out = []
+        for p in range(self.n):
+            rows = np.flatnonzero(self.last[:, p] >= 0)
+            if len(rows):
+                out.append((self.last[rows, p], self.games.engine.observations(np.full(len(rows), p), rows=rows)))
+        return out
+
+
+def gae(rewards, values, ended, next_index, boot, gamma: float, lam: float, num_envs: int) -> np.ndarray:
+    """GAE(λ) advantages over a flat buffer whose decision ``i`` is followed by
+    ``next_index[i]`` (a later index; ``-1``: none in this rollout, bootstrap ``boot[i]``)
+    unless ``ended[i]``; computed a row of ``num_envs`` at a time from the last row back."""
+    adv = np.zeros_like(rewards)
+    for start in range(len(rewards) - num_envs, -1, -num_envs):
+        i = np.arange(start, start + num_envs)
+        nxt = next_index[i]
+        has = nxt >= 0
+        live = ~ended[i]
+        next_value = np.where(live, np.where(has, values[np.maximum(nxt, 0)], boot[i]), 0.0)
+        next_adv = np.where(live & has, adv[np.maximum(nxt, 0)], 0.0)
+        delta = rewards[i] + gamma * next_value - values[i]
+        adv[i] = delta + gamma * lam * next_adv
+    return adv
+
+
+def flops_per_step(policy, update_epochs: int, minibatch_size: int) -> float:
+    """Floating-point operations per learner step (2 per multiply-add, matrix products only):
+    one forward pass in the rollout and ``update_epochs`` forward and backward passes (a
+    backward pass: twice a forward one), each minibatch folding the head once
+    (:func:`head_weights`). The head scores the legal moves, counted at 21 (the most seen
+    in a 2-player standard game: an upper figure)."""
+    layers = [m for m in policy.mlp_extractor.modules() if isinstance(m, torch.nn.Linear)]
+    hidden = policy.action_net.base.in_features
+    macs = sum(m.in_features * m.out_features for m in layers) + hidden  # actor and critic MLPs, value head
+    macs += 21 * hidden  # the legal moves' dot products
+    fold = policy.action_net.features.numel() * hidden / minibatch_size
+    return 2.0 * (macs * (1 + 3 * update_epochs) + fold * 3 * update_epochs)
+
+
+# -- evaluation --------------------------------------------------------------------------
+def evaluate(
+    policy, rules, opponent: str, games: int, seed: int, episode: str = "game", max_decisions: int = 2_000
+) -> tuple[int, int]:
+    """(wins, games): the deterministic policy in a random seat of ``games`` games against
+    ``opponent`` at every other seat, on the batched engine (a win: first place, its
+    ``outcome`` reward is 1). A game still running after ``max_decisions`` of the policy's
+    decisions counts as not won: a deterministic policy may never end a round (each is then
+    drawn at the turn limit), and its game would last ``round_limit`` rounds."""
+    from yaniv_env.vector.envs import LearnerGames
+
+    env = LearnerGames(rules, games, rules.num_players, opponents=opponent, episode=episode, reward="outcome")
+    obs = env.reset(seed)
+    result = np.full(games, np.nan)
+    for _ in range(max_decisions):
+        if not np.isnan(result).any():
+            break
+        with torch.no_grad():
+            ids, valid = legal_moves(torch.as_tensor(env.action_masks()))
+            log_probs, _ = policy_and_value(policy, torch.as_tensor(obs), ids, valid)
+            actions = ids.gather(1, log_probs.argmax(-1, keepdim=True)).squeeze(1).numpy()
+        obs, rewards, _, _, _, ended = env.step(actions)
+        first = ended & np.isnan(result)
+        result[first] = rewards[first]
+    return int((result >= 1.0 - 1e-9).sum()), games
+
+
+# -- saving ------------------------------------------------------------------------------
+def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> None:
+    """The play file (:mod:`agents.play_format`) of the policy: ``agents.load`` reads it."""
+    from agents.checkpoint import atomic_write_bytes
+    from agents.networks import describe_policy
+    from agents.play_format import play_bytes, play_metadata
+
+    training = {
+        "algorithm": "ppo (training/ppo.py)",
+        "opponents": args.opponents,
+        "reward": args.reward,
+        "episode": args.episode,
+        "advice": None,
+        "pretrain": None,
+        "run_name": path.parent.name,
+    }
+    meta = play_metadata(rules, describe_policy(policy), advice=None, timesteps=timesteps, training=training)
+    atomic_write_bytes(path, play_bytes(meta, policy.state_dict()))
+
+
+def save_checkpoint(path: Path, policy, optimizer, state: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save({"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "state": state}, tmp)
+    tmp.replace(path)
+
+
+# -- the main loop -----------------------------------------------------------------------
+def train(args: Args, given: set[str] | None = None) -> dict:
+    """Train (or resume) a run; returns its directory (``run_dir``), the steps of this
+    session (``steps``) and the seconds spent in rollouts, updates and all of it. On
+    ``--resume``, the options named in ``given`` (those of :data:`RESUME_OVERRIDES`) replace
+    the run's own."""
+    from training.league import parse_mix
+    from training.stats import wilson
+    from yaniv_env.rules import get_rules
+
+    if args.resume:
+        run_dir = Path(args.resume)
+        saved = torch.load(run_dir / "checkpoint.pt", weights_only=True)
+        stored = json.loads((run_dir / "args.json").read_text())
+        changed = {k: getattr(args, k) for k in (given or set()) & RESUME_OVERRIDES}
+        args = Args(**{**stored, **changed, "resume": str(run_dir)})
+    else:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        name = args.opponents.replace(",", "_").replace(":", "") if args.opponents == "self" else "fixed"
+        run_dir = Path(args.output_dir) / (args.run_name or f"ppo_{name}__{args.seed}__{stamp}")
+        if (run_dir / "checkpoint.pt").exists():
+            raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or another --run-name")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
+        saved = None
+    rules = get_rules(args.rules, args.num_players)
+    hidden = [int(x) for x in args.hidden.split(",") if x.strip()]
+    torch.manual_seed(args.seed)  # the network's initial weights
+    policy = make_policy(rules, hidden)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
+    state = {"timesteps": 0, "elapsed": 0.0, "segment": 0, "next_eval": 0}
+    if saved is not None:
+        policy.load_state_dict(saved["policy"])
+        optimizer.load_state_dict(saved["optimizer"])
+        state = {**state, **saved["state"], "segment": int(saved["state"]["segment"]) + 1}
+    seed = args.seed + 1_000_003 * state["segment"]  # a resumed segment: fresh, reproducible streams
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+
+    B, T = args.num_envs, args.num_steps
+    selfplay = args.opponents == "self"
+    if selfplay:
+        stream = SelfPlayStream(rules, B, args.episode, args.reward, seed)
+    else:
+        stream = LearnerStream(rules, B, parse_mix(args.opponents), args.episode, args.reward, seed)
+    A = int(policy.action_space.n)
+    S = int(policy.observation_space.shape[0])
+    buf_obs = torch.zeros((T * B, S))
+    buf_masks = torch.zeros((T * B, A), dtype=torch.bool)
+    buf_actions = torch.zeros(T * B, dtype=torch.long)
+    buf_logp = torch.zeros(T * B)
+    buf_values = np.zeros(T * B)
+    hand_weights = hand_potential_weights(rules, args.shaping)
+    eval_names = [n for n in args.eval_opponents.split(",") if n.strip()]
+    eval_path = run_dir / "eval.csv"
+    if not eval_path.exists():
+        with eval_path.open("w", newline="") as f:
+            csv.writer(f).writerow(["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high"])
+
+    def log_eval() -> None:
+        policy.set_training_mode(False)
+        torch.set_num_threads(args.rollout_threads)
+        rows = []
+        for k, opp in enumerate(eval_names):
+            wins, n = evaluate(policy, rules, opp, args.eval_games, seed=10_000 * (k + 1), episode="game")
+            lo, hi = wilson(wins, n)
+            rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi])
+            print(f"  eval vs {opp}: {wins / n:.3f} [{lo:.3f}, {hi:.3f}] of {n} games", flush=True)
+        with eval_path.open("a", newline="") as f:
+            csv.writer(f).writerows(rows)
+
+    def save() -> None:
+        save_checkpoint(run_dir / "checkpoint.pt", policy, optimizer, state)
+        save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], args)
+
+    budget = args.minutes * 60 if args.minutes is not None else math.inf
+    print(f"run: {run_dir}; PPO vs {args.opponents}, {B} games x {T} steps per rollout", flush=True)
+    clock = time.perf_counter()
+    start_elapsed = state["elapsed"]
+    last_save = clock
+    timing = {"rollout": 0.0, "update": 0.0}
+    first_step = state["timesteps"]
+    while state["timesteps"] < args.total_timesteps and state["elapsed"] < budget:
+        if args.eval_every and state["timesteps"] >= state["next_eval"]:
+            log_eval()
+            state["next_eval"] = state["timesteps"] + args.eval_every
+        # 1. rollout
+        t0 = time.perf_counter()
+        policy.set_training_mode(False)
+        torch.set_num_threads(args.rollout_threads)
+
+        def value_of(obs):
+            with torch.no_grad():
+                return args.gamma * value_only(policy, torch.as_tensor(obs)).numpy()
+
+        stream.begin(T)
+        with torch.no_grad():
+            head = head_weights(policy)
+        for t in range(T):
+            obs, masks = stream.observe()
+            rows = slice(t * B, (t + 1) * B)
+            obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
+            with torch.no_grad():
+                ids, valid = legal_moves(masks_t)
+                log_probs, values = policy_and_value(policy, obs_t, ids, valid, head)
+                chosen = sample(log_probs, generator)[:, None]
+                actions = ids.gather(1, chosen).squeeze(1)
+            buf_obs[rows] = obs_t
+            buf_masks[rows] = masks_t
+            buf_actions[rows] = actions
+            buf_logp[rows] = log_probs.gather(1, chosen).squeeze(1)
+            buf_values[rows] = values.numpy()
+            stream.step(actions.numpy(), value_of)
+        ended, next_index = stream.ended, stream.next_index
+        boot_values, boot_potential = np.zeros(T * B), np.zeros(T * B)
+        for index, obs in stream.pending():
+            obs_t = torch.as_tensor(obs)
+            with torch.no_grad():
+                boot_values[index] = value_only(policy, obs_t).numpy()
+            boot_potential[index] = (obs_t @ hand_weights).numpy()
+        # potential-based shaping: r + γ Φ(s') - Φ(s), Φ = 0 after the episode's end
+        potential = (buf_obs @ hand_weights).numpy()
+        following = np.where(next_index >= 0, potential[np.maximum(next_index, 0)], boot_potential)
+        rewards = stream.rewards + args.gamma * np.where(ended, 0.0, following) - potential
+        # 2. advantages
+        advantages = gae(rewards, buf_values, ended, next_index, boot_values, args.gamma, args.gae_lambda, B)
+        returns = torch.as_tensor(advantages + buf_values, dtype=torch.float32)
+        adv_t = torch.as_tensor(advantages, dtype=torch.float32)
+        t1 = time.perf_counter()
+        # 3. update
+        policy.set_training_mode(True)
+        torch.set_num_threads(args.update_threads)
+        stats = []
+        for _ in range(args.update_epochs):
+            order = torch.randperm(T * B, generator=generator)
+            for mb in order.split(args.minibatch_size):
+                ids, valid = legal_moves(buf_masks[mb])
+                log_probs, values = policy_and_value(policy, buf_obs[mb], ids, valid)
+                taken = (ids == buf_actions[mb, None]) & valid
+                new_logp = log_probs.masked_fill(~taken, 0.0).sum(1)
+                ratio = (new_logp - buf_logp[mb]).exp()
+                a = adv_t[mb]
+                a = (a - a.mean()) / (a.std() + 1e-8)
+                pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                v_loss = 0.5 * ((values - returns[mb]) ** 2).mean()
+                entropy = masked_entropy(log_probs, valid).mean()
+                loss = pg_loss + args.vf_coef * v_loss - args.ent_coef * entropy
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+                optimizer.step()
+                with torch.no_grad():
+                    clipped = ((ratio - 1).abs() > args.clip_coef).float().mean()
+                stats.append([pg_loss.item(), v_loss.item(), entropy.item(), clipped.item()])
+        t2 = time.perf_counter()
+        timing["rollout"] += t1 - t0
+        timing["update"] += t2 - t1
+        state["timesteps"] += T * B
+        now = time.perf_counter()
+        state["elapsed"] = start_elapsed + now - clock
+        pg, vl, ent, clip = np.mean(stats, axis=0)
+        recent = stream.ended_returns[-500:]
+        print(
+            f"{state['timesteps']:>10,} steps {state['elapsed'] / 60:6.1f} min  "
+            f"{T * B / (t2 - t0):7.0f} steps/s (rollout {t1 - t0:.2f} s, update {t2 - t1:.2f} s)  "
+            f"return {np.mean(recent) if recent else float('nan'):+.3f}  "
+            f"value loss {vl:.4f}  entropy {ent:.3f}  clipped {clip:.3f}",
+            flush=True,
+        )
+        if now - last_save >= args.checkpoint_minutes * 60:
+            save()
+            last_save = now
+    if args.eval_every:
+        log_eval()
+    save()
+    print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / 'checkpoint.pt'}", flush=True)
+    return {
+        "run_dir": run_dir,
+        "steps": state["timesteps"] - first_step,
+        "seconds": time.perf_counter() - clock,
+        "rollout_seconds": timing["rollout"],
+        "update_seconds": timing["update"],
+        "flops_per_step": flops_per_step(policy, args.update_epochs, args.minibatch_size),
+    }
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[Args, set[str]]:
+    """The arguments, and the names given on the command line."""
+    from training import config
+
+    parser = config.build_parser(Args)
+    parser.prog = "python -m training.ppo"
+    parser.description = "Train a Yaniv agent with the lean PPO of training/ppo.py (see its docstring)."
+    args = Args(**vars(parser.parse_args(argv)))
+    return args, set(vars(config.build_parser(Args, suppress=True).parse_args(argv)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    train(*parse_args(argv))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
