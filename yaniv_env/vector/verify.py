@@ -37,13 +37,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import engine
-from ..actions import BLAST, CALL_YANIV, DISCARD_BASE, TAKE_BASE
-from ..cards import YANIV_VALUE
 from ..observation import ObservationLayout
 from ..rules import Rules
 from ..yaniv_aec import EPISODES, REWARD_SCHEMES, part_rewards
 from .batched import REASONS, BatchedYaniv, StepResult, round_rewards
 from .configs import COUNTS, ConfigSummary, run_configs
+from .kernels import greedy_pick
+from .tables import greedy_tables
 
 
 def scalar_game(rules: Rules, seed: int) -> engine.State:
@@ -64,33 +64,6 @@ class Summary(ConfigSummary):
             f"{self.label}: {self.games:,} games, {self.decisions:,} decisions, "
             f"{self.rounds:,} rounds, {self.divergences} divergences, {self.seconds:.1f} s"
         )
-
-
-def _greedy_values(rules: Rules) -> list[float]:
-    """Points laid by each action id (discards), for the greedy player."""
-    table = engine.action_table(rules)
-    values = np.zeros(table.num_actions)
-    values[DISCARD_BASE:] = table.meld_counts @ np.array(YANIV_VALUE)
-    return values.tolist()
-
-
-#: The take ids of the cards worth 3 points or less (the greedy player takes them).
-_LOW_TAKES = frozenset(TAKE_BASE + k for k in range(len(YANIV_VALUE)) if YANIV_VALUE[k] <= 3)
-
-
-def _greedy(legal: list[int], values: list[float]) -> int:
-    """Call Yaniv, slam, challenge or Blast when offered (in that order); else lay the
-    heaviest discard, or take the first card worth 3 or less, else draw (``legal`` sorted)."""
-    # CALL_YANIV < SLAM < ASAF < BLAST, and only DRAW_STOCK sorts below them
-    for a in legal[:2]:
-        if CALL_YANIV <= a <= BLAST:
-            return a
-    if legal[-1] < DISCARD_BASE:  # the draw
-        for a in legal:
-            if a in _LOW_TAKES:
-                return a
-        return legal[0]
-    return max(legal, key=values.__getitem__)
 
 
 def _chooser(game_seed: int) -> random.Random:
@@ -233,7 +206,7 @@ def verify(
     layout = ObservationLayout(rules)
     layouts = [copy.copy(layout) for _ in range(batch)]
     build = [layout.build for layout in layouts]
-    values = _greedy_values(rules)
+    values, low_take = greedy_tables(rules)
     states = [scalar_game(rules, int(s)) for s in eng.game_seeds]
     befores = [list(s.scores) for s in states]
     choices = [_chooser(int(s)).random for s in eng.game_seeds]
@@ -268,7 +241,11 @@ def verify(
             if check_all:
                 for p in seats:
                     others[p].append(built[-1] if p == s.current else layout_build(s, p))
-            actions[b] = _greedy(legal, values) if greedy[b] else legal[int(choices[b]() * len(legal))]
+            actions[b] = (
+                greedy_pick(np.array(legal), len(legal), values, low_take)
+                if greedy[b]
+                else legal[int(choices[b]() * len(legal))]
+            )
         index = slots if len(slots) < batch else slice(None)
         _check_observations(eng, states, slots, obs[index], built, None)
         if check_all:
