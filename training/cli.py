@@ -1,8 +1,9 @@
-"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | bench | ladder``.
+"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | bench | ladder | sweep | verify``.
 
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
-``yaniv_env.play``, ``yaniv_env.replay``, ``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists
+``yaniv_env.play``, ``yaniv_env.replay``, ``training.bench``, ``training.ladder``, ``yaniv_env.vector.sweep``,
+``yaniv_env.vector.verify``; ``yaniv <command> --help`` lists
 a command's options and ``yaniv --version`` prints the package version.
 """
 
@@ -19,6 +20,8 @@ COMMANDS = {
     "replay": ("yaniv_env.replay", "replay a recorded game step by step"),
     "bench": ("training.bench", "measure engine, environment and learner speed"),
     "ladder": ("training.ladder", "rate every baseline and shipped agent, one OpenSkill league per table"),
+    "sweep": ("yaniv_env.vector.sweep", "batched games, the rules' invariants checked in the kernel at every decision"),
+    "verify": ("yaniv_env.vector.verify", "replay batched games through the scalar engine (sharded, resumable)"),
 }
 
 

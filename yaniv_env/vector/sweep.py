@@ -107,6 +107,7 @@ class BatchResult:
     violations: dict[str, int]
     found: list[dict]
     seconds: float
+    cpu_seconds: float
 
 
 def play_batch(
@@ -115,7 +116,7 @@ def play_batch(
     """Play and check ``games`` games of ``rules`` from batch key ``key``. ``kernel_tables``
     replaces the tables the engine plays from (a test plants a bug in the step this way; the
     checks read :func:`~yaniv_env.vector.invariants.reference`, made from ``rules``)."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     eng = BatchedYaniv(rules, num_envs=1, seed=0)
     st, tb, rs = eng.kernel_state()
     values, low_take = greedy_tables(rules)
@@ -154,14 +155,15 @@ def play_batch(
             if check >= 0
         ],
         seconds=time.perf_counter() - start,
+        cpu_seconds=time.process_time() - cpu,
     )
 
 
 @dataclass
 class PresetSummary:
     """A preset's sweep: counters (:data:`STATS`), games by player count, violations by
-    check and the first ones in full, the batches done (by index) and the seconds they
-    took (summed over the workers)."""
+    check and the first ones in full, the batches done (by index), the seconds they took
+    and the CPU time they used (summed over the workers)."""
 
     preset: str
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATS, 0))
@@ -170,6 +172,7 @@ class PresetSummary:
     found: list[dict] = field(default_factory=list)
     batches: list[int] = field(default_factory=list)
     worker_seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
     @classmethod
     def from_json(cls, data: dict) -> PresetSummary:
@@ -185,6 +188,7 @@ class PresetSummary:
         self.found.extend(result.found[: max(0, REPORTED - len(self.found))])
         self.batches.append(batch)
         self.worker_seconds += result.seconds
+        self.cpu_seconds += result.cpu_seconds
 
     def line(self) -> str:
         c = self.counts
@@ -192,7 +196,7 @@ class PresetSummary:
         broken = ", ".join(f"{k} {v:,}" for k, v in self.violations.items()) or "0"
         return (
             f"{self.preset}: {c['games']:,} games, {c['decisions']:,} decisions, {c['rounds']:,} rounds "
-            f"({ends}), violations {broken}, {self.worker_seconds:.1f} worker-seconds"
+            f"({ends}), violations {broken}, {self.worker_seconds:.1f} worker-seconds ({self.cpu_seconds:.1f} s of CPU)"
         )
 
 
