@@ -325,8 +325,12 @@ def test_command_prints_and_writes_json(tmp_path, capsys):
     report = json.loads(out.read_text())
     assert report["total"]["games"] == 30 and report["total"]["violations"] == 0
     assert report["presets"][0]["batches"] == [0, 1] and report["checks"] == list(CHECKS)
-    # a resumed run plays only the batches not done
-    assert main(["--games", "45", "--presets", "seven", "--batch-games", "15", "--json", str(out), "--resume"]) == 1
+    # a resumed run plays only the batches not done (here none), and only with the same games
+    args = ["--presets", "seven", "--batch-games", "15", "--json", str(out), "--resume"]
+    assert main(["--games", "30", *args]) == 0
+    assert json.loads(out.read_text())["presets"][0]["batches"] == [0, 1]
+    with pytest.raises(SystemExit):
+        main(["--games", "45", *args])
 
 
 @pytest.mark.slow
