@@ -14,10 +14,13 @@ that ends a round (:func:`~yaniv_env.vector.invariants.check_round_end`); a game
 breaks one is counted under the check's name, its first few are reported (batch, rules,
 game key, round, decision) and the game stops there (its state can no longer be trusted).
 
-It prints one line per preset (games, decisions, rounds, how rounds ended, violations by
-check, wall seconds) and the total; ``--json FILE`` writes the same figures. The exit
-status is 1 on any violation. Everything is a function of ``--seed``: the batches' rules,
-the games' keys and every move (not of ``--workers``).
+The presets' batches are taken in turn. It prints one line per preset (games, decisions,
+rounds and how they ended, violations by check, the seconds its batches took and the CPU
+time they used) and the total; ``--json FILE`` writes the same figures after every batch,
+and ``--resume`` continues a stopped run from that file (the batches it lists are not
+played again). The exit status is 1 on any violation. Everything is a function of
+``--seed``: the batches' rules, the games' keys and every move (not of ``--workers``).
+Measured figures: ``docs/verification.md``.
 """
 
 from __future__ import annotations
