@@ -4,15 +4,12 @@ size, scores move only at round ends and exactly as the round's points and the m
 rule say, every game ends within its limits, and a seat's public view holds nothing that
 is hidden from it.
 
-The random-games sweep plays on the batched engine (:mod:`yaniv_env.vector.sweep`, exact
-against this engine), checking cards, hands, totals and limits at every decision: 150 games
-per preset and player count here; set ``YANIV_FULL_SWEEP=1`` and pass ``--runslow`` for
-10,000.
+The same invariants are checked in compiled code over millions of batched-engine games by
+the sweep (:mod:`yaniv_env.vector.sweep`, tested in ``tests/test_invariants.py``).
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 
 import numpy as np
@@ -369,49 +366,3 @@ def test_public_view_depends_only_on_what_the_seat_may_know():
     assert views[0][0] == views[1][0]
     assert views[0][1] != views[1][1]
     assert views[0][0].hand_sizes == (3, 2) and views[0][0].known == ((), ())
-
-
-# -- random-games sweep --------------------------------------------------------------------------
-
-FULL_SWEEP = os.environ.get("YANIV_FULL_SWEEP") == "1"
-SWEEP_CONFIGS = [(name, n) for name in PRESET_NAMES for n in (2, 3, 4, 5)]
-
-
-def checked_sweep(name: str, n: int, games: int):
-    """Random games on the batched engine, every invariant of :mod:`yaniv_env.vector.sweep`
-    checked at every decision (it raises on a broken one)."""
-    from yaniv_env.vector.sweep import sweep
-
-    summary = sweep(PRESETS[name].with_players(n), games, seed=17)
-    assert summary.games == games
-    assert summary.rounds >= games and summary.decisions > summary.rounds
-    assert sum(summary.endings.values()) == summary.rounds
-    return summary
-
-
-@pytest.mark.parametrize(("name", "n"), SWEEP_CONFIGS)
-def test_random_games_sweep_small(name, n):
-    checked_sweep(name, n, 150)
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not FULL_SWEEP, reason="set YANIV_FULL_SWEEP=1 (and --runslow) for the 10,000-game sweep")
-@pytest.mark.parametrize(("name", "n"), SWEEP_CONFIGS)
-def test_random_games_sweep_full(name, n):
-    checked_sweep(name, n, 10_000)
-
-
-def test_sweep_catches_lost_cards(monkeypatch):
-    """The sweep is not vacuous: a card taken out of one game's stock is reported."""
-    from yaniv_env.vector import BatchedYaniv, sweep
-
-    counts = BatchedYaniv.card_counts
-
-    def one_lost(self):
-        out = counts(self)
-        out[0, 5] -= 1
-        return out
-
-    monkeypatch.setattr(BatchedYaniv, "card_counts", one_lost)
-    with pytest.raises(sweep.InvariantBroken, match=r"standard 2p, game seed 0, round 0: cards not conserved"):
-        sweep.sweep(PRESETS["standard"].with_players(2), 2, seed=0)

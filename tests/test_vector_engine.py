@@ -13,6 +13,7 @@ through pytest, ``YANIV_VECTOR_GAMES=1000000 python -m pytest tests/test_vector_
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -318,3 +319,23 @@ def test_observations_and_masks_of_some_rows_equal_those_rows_of_the_whole_batch
         eng.legal_masks(rows=[12])
     with pytest.raises(ValueError, match="rows must be game indices"):
         eng.observations(rows=[[0, 1]])
+
+
+def test_the_differential_command_shards_and_resumes(tmp_path, capsys):
+    from yaniv_env.vector import verify as verify_module
+
+    every = verify_module.chunks(["seven", "french"], [2, 3], 5, 2, (0, 1))
+    shards = [verify_module.chunks(["seven", "french"], [2, 3], 5, 2, (i, 3)) for i in range(3)]
+    assert sorted(map(str, every)) == sorted(str(c) for shard in shards for c in shard) and len(every) == 12
+    assert {c.games for c in every} == {2, 1}
+    args = ["--games", "2", "--chunk-games", "1", "--presets", "seven", "--players", "2", "3"]
+    out = tmp_path / "shard0.json"
+    assert verify_module.main([*args, "--shard", "0/2", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["chunks_left"] == 0 and len(report["chunks"]) == 2
+    assert sum(c["games"] for c in report["configs"]) == 2 and all(not c["divergence"] for c in report["chunks"])
+    capsys.readouterr()
+    assert verify_module.main([*args, "--shard", "0/2", "--json", str(out), "--resume"]) == 0  # nothing left
+    assert "all: 2 games" in capsys.readouterr().out and len(json.loads(out.read_text())["chunks"]) == 2
+    with pytest.raises(SystemExit):
+        verify_module.main([*args, "--shard", "2/2"])

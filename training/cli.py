@@ -1,12 +1,14 @@
-"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | serve | bench | ladder``.
+"""The ``yaniv`` command line: ``yaniv train | train-rllib | eval | play | replay | serve | bench | ladder | sweep |
+verify``.
 
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
 ``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.web.server`` (the ``[web]`` extra),
-``training.bench``, ``training.ladder``; ``yaniv <command> --help`` lists a command's options
-and ``yaniv --version`` prints the package version. A file a command cannot read (missing,
-unreadable, or refused by its loader) ends it with one line on stderr (``yaniv eval: cannot
-read x.safetensors: No such file or directory``) and exit code 2.
+``training.bench``, ``training.ladder``, ``yaniv_env.vector.sweep``, ``yaniv_env.vector.verify``;
+``yaniv <command> --help`` lists a command's options and ``yaniv --version`` prints the
+package version. A file a command cannot read (missing, unreadable, or refused by its
+loader) ends it with one line on stderr (``yaniv eval: cannot read x.safetensors: No such
+file or directory``) and exit code 2.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ COMMANDS = {
     "serve": ("yaniv_env.web.server", "play in the browser against agents (a local web app; [web] extra)"),
     "bench": ("training.bench", "measure engine, environment and learner speed"),
     "ladder": ("training.ladder", "rate every baseline and shipped agent, one OpenSkill league per table"),
+    "sweep": ("yaniv_env.vector.sweep", "batched games, the rules' invariants checked in the kernel at every decision"),
+    "verify": ("yaniv_env.vector.verify", "replay batched games through the scalar engine (sharded, resumable)"),
 }
 
 

@@ -949,27 +949,58 @@ def pick_legal(masks, words, out):
                 pick -= 1
 
 
+@njit(cache=True, inline="always")
+def greedy_pick(legal, count, values, low_take):
+    """The greedy player of the engine checks (:mod:`~yaniv_env.vector.verify`,
+    :mod:`~yaniv_env.vector.sweep`) among ``legal[:count]`` (any order): call Yaniv, slam,
+    challenge or Blast when offered; else lay the discard worth the most points, or take a
+    card worth 3 or less, else draw; ties go to the lowest id. ``values[a]``: the points
+    discard ``a`` lays; ``low_take[a]``: whether ``a`` takes a card worth 3 or less
+    (:func:`yaniv_env.vector.tables.greedy_tables`)."""
+    special = low = best = first = -1
+    for i in range(count):
+        a = legal[i]
+        if CALL_YANIV <= a <= BLAST and (special < 0 or a < special):
+            special = a
+        if low_take[a] and (low < 0 or a < low):
+            low = a
+        if first < 0 or a < first:
+            first = a
+        if a >= DISCARD_BASE and (best < 0 or values[a] > values[best] or (values[a] == values[best] and a < best)):
+            best = a
+    if special >= 0:
+        return special
+    if best >= 0:
+        return best
+    return low if low >= 0 else first
+
+
+@njit(cache=True, inline="always")
+def count_cards(st, tb, b, out):
+    """Add to ``out[k]`` the cards of kind ``k`` anywhere in game ``b`` (hands, stock, pile,
+    top set and the discard laid at the draw)."""
+    g, hands, stock, pile, top = st[0], st[4], st[7], st[8], st[10]
+    for p in range(hands.shape[1]):
+        for k in range(hands.shape[2]):
+            out[k] += hands[b, p, k]
+    for i in range(g[b, G_STOCK_LEN]):
+        out[stock[b, i]] += 1
+    for i in range(g[b, G_PILE_LEN]):
+        out[pile[b, i]] += 1
+    for i in range(g[b, G_TOP_LEN]):
+        out[top[b, i]] += 1
+    d = g[b, G_PENDING]
+    if d >= 0:
+        for i in range(tb.discard_len[d]):
+            out[tb.discard_cards[d, i]] += 1
+
+
 @njit(cache=True)
 def card_counts(st, tb, out):
-    """``out[b, k]``: the cards of kind ``k`` anywhere in game ``b`` (hands, stock, pile,
-    top set and the discard laid at the draw), for the conservation check of the sweep."""
-    g, hands, stock, pile, top = st[0], st[4], st[7], st[8], st[10]
+    """``out[b, k]``: the cards of kind ``k`` anywhere in game ``b`` (:func:`count_cards`)."""
     for b in range(out.shape[0]):
-        for k in range(out.shape[1]):
-            out[b, k] = 0
-        for p in range(hands.shape[1]):
-            for k in range(hands.shape[2]):
-                out[b, k] += hands[b, p, k]
-        for i in range(g[b, G_STOCK_LEN]):
-            out[b, stock[b, i]] += 1
-        for i in range(g[b, G_PILE_LEN]):
-            out[b, pile[b, i]] += 1
-        for i in range(g[b, G_TOP_LEN]):
-            out[b, top[b, i]] += 1
-        d = g[b, G_PENDING]
-        if d >= 0:
-            for i in range(tb.discard_len[d]):
-                out[b, tb.discard_cards[d, i]] += 1
+        out[b, :] = 0
+        count_cards(st, tb, b, out[b])
 
 
 # -- the batch ------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..actions import DISCARD_BASE, SET_JOKER_MIN_NATURAL, action_table
+from ..actions import DISCARD_BASE, SET_JOKER_MIN_NATURAL, TAKE_BASE, action_table
 from ..cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, YANIV_VALUE
 from ..observation import ObservationLayout
 from ..rules import Rules
@@ -251,3 +251,16 @@ def tables(rules: Rules) -> Tables:
             [1.0 / rules.hand_size, 1.0 / rules.score_limit, 1.0 / rules.deck_size, 1.0 / rules.turn_limit]
         ),
     )
+
+
+@lru_cache(maxsize=64)
+def greedy_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """What the greedy player (:func:`yaniv_env.vector.kernels.greedy_pick`) reads, per
+    action id: the points each discard lays (float64) and whether a take takes a card worth
+    3 or less (int8)."""
+    table = action_table(rules)
+    values = np.zeros(table.num_actions)
+    values[DISCARD_BASE:] = table.meld_counts @ np.array(YANIV_VALUE)
+    low_take = np.zeros(table.num_actions, np.int8)
+    low_take[[TAKE_BASE + k for k in range(NUM_KINDS) if YANIV_VALUE[k] <= 3]] = 1
+    return values, low_take

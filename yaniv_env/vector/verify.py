@@ -1,14 +1,19 @@
 """Differential check of the batched engine against the scalar engine.
 
-``python -m yaniv_env.vector.verify --games 1000000 --rules standard --workers 2`` plays
-that many games on :class:`~yaniv_env.vector.BatchedYaniv` and replays each, decision by
-decision, through :mod:`yaniv_env.engine` from the same seed: at every decision the acting
-seat and phase, the legal mask and the acting seat's observation (every seat's at every
-``--all-seats-every``-th step), at every round end the round result, the score changes and
-the places, every seat's reward under every reward scheme and episode type (the AEC
-environment's :func:`yaniv_env.yaniv_aec.part_rewards` against
-:func:`~yaniv_env.vector.round_rewards`), at the game end the ranking. It prints one summary line (games, decisions,
-rounds, divergences, seconds) per preset and player count and exits 1 on any divergence.
+``yaniv verify --games 20000 --workers 2 --json FILE`` (or ``python -m
+yaniv_env.vector.verify``) plays that many games per preset and player count (2-5) on
+:class:`~yaniv_env.vector.BatchedYaniv` and replays each, decision by decision, through
+:mod:`yaniv_env.engine` from the same seed: at every decision the acting seat and phase,
+the legal mask and the acting seat's observation (every seat's every few steps), at every
+round end the round result, the score changes and the places, every seat's reward under
+every reward scheme and episode type (the AEC environment's
+:func:`yaniv_env.yaniv_aec.part_rewards` against :func:`~yaniv_env.vector.round_rewards`), at
+the game end the ranking. The games are cut into chunks of ``--chunk-games`` (the
+configurations' chunks in turn); ``--shard i/n`` plays every ``n``-th chunk from the
+``i``-th (one machine or session each), ``--workers`` processes share them, ``--json FILE``
+records each chunk as it ends and ``--resume`` continues a stopped run from that file. It
+prints one line per preset and player count (games, decisions, rounds, divergences,
+seconds) and exits 1 on any divergence (a diverging chunk stops at its first).
 
 The moves come from a mix of uniform random play and a greedy player (call Yaniv when
 allowed, lay the heaviest discard, take a low card, slam, challenge and Blast when offered),
@@ -21,30 +26,35 @@ Seeding: the scalar game seeded ``s`` is ``engine.new_game(rules, seed=s)``; bot
 draw every deal, lot and reshuffle from the per-round streams of :mod:`yaniv_env.core.seeding`
 (the contract in :mod:`yaniv_env.engine`'s docstring).
 
-Cost: the replay is Python (the scalar engine), so a run costs the scalar engine's time per
-decision, and whole games are hundreds to thousands of decisions depending on the preset,
-the player count and the player (measured runs: the docs' experiment note
-``docs/experiments/2026-11-25-batched-engine-verification.md``).
+Cost: the replay is Python (the scalar engine); ``docs/verification.md`` gives the measured
+rate and what a full run takes.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import copy
+import itertools
+import json
+import os
+import platform
 import random
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from .. import engine
-from ..actions import BLAST, CALL_YANIV, DISCARD_BASE, TAKE_BASE
-from ..cards import YANIV_VALUE
 from ..observation import ObservationLayout
-from ..rules import Rules
+from ..rules import PRESETS, Rules, get_rules
 from ..yaniv_aec import EPISODES, REWARD_SCHEMES, part_rewards
 from .batched import REASONS, BatchedYaniv, StepResult, round_rewards
-from .configs import COUNTS, ConfigSummary, run_configs
+from .configs import COUNTS, ConfigSummary
+from .kernels import greedy_pick
+from .tables import greedy_tables
 
 
 def scalar_game(rules: Rules, seed: int) -> engine.State:
@@ -65,33 +75,6 @@ class Summary(ConfigSummary):
             f"{self.label}: {self.games:,} games, {self.decisions:,} decisions, "
             f"{self.rounds:,} rounds, {self.divergences} divergences, {self.seconds:.1f} s"
         )
-
-
-def _greedy_values(rules: Rules) -> list[float]:
-    """Points laid by each action id (discards), for the greedy player."""
-    table = engine.action_table(rules)
-    values = np.zeros(table.num_actions)
-    values[DISCARD_BASE:] = table.meld_counts @ np.array(YANIV_VALUE)
-    return values.tolist()
-
-
-#: The take ids of the cards worth 3 points or less (the greedy player takes them).
-_LOW_TAKES = frozenset(TAKE_BASE + k for k in range(len(YANIV_VALUE)) if YANIV_VALUE[k] <= 3)
-
-
-def _greedy(legal: list[int], values: list[float]) -> int:
-    """Call Yaniv, slam, challenge or Blast when offered (in that order); else lay the
-    heaviest discard, or take the first card worth 3 or less, else draw (``legal`` sorted)."""
-    # CALL_YANIV < SLAM < ASAF < BLAST, and only DRAW_STOCK sorts below them
-    for a in legal[:2]:
-        if CALL_YANIV <= a <= BLAST:
-            return a
-    if legal[-1] < DISCARD_BASE:  # the draw
-        for a in legal:
-            if a in _LOW_TAKES:
-                return a
-        return legal[0]
-    return max(legal, key=values.__getitem__)
 
 
 def _chooser(game_seed: int) -> random.Random:
@@ -234,7 +217,7 @@ def verify(
     layout = ObservationLayout(rules)
     layouts = [copy.copy(layout) for _ in range(batch)]
     build = [layout.build for layout in layouts]
-    values = _greedy_values(rules)
+    values, low_take = greedy_tables(rules)
     states = [scalar_game(rules, int(s)) for s in eng.game_seeds]
     befores = [list(s.scores) for s in states]
     choices = [_chooser(int(s)).random for s in eng.game_seeds]
@@ -269,7 +252,11 @@ def verify(
             if check_all:
                 for p in seats:
                     others[p].append(built[-1] if p == s.current else layout_build(s, p))
-            actions[b] = _greedy(legal, values) if greedy[b] else legal[int(choices[b]() * len(legal))]
+            actions[b] = (
+                greedy_pick(np.array(legal), len(legal), values, low_take)
+                if greedy[b]
+                else legal[int(choices[b]() * len(legal))]
+            )
         index = slots if len(slots) < batch else slice(None)
         _check_observations(eng, states, slots, obs[index], built, None)
         if check_all:
@@ -351,21 +338,173 @@ def _verify_parallel(
     return summary
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """Games ``first .. first + games - 1`` (offsets from the run's seed) of one preset and
+    player count: the unit a sharded run (:func:`run_chunks`) plays, records and resumes."""
+
+    preset: str
+    players: int
+    first: int
+    games: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.preset} {self.players}p +{self.first}"
+
+
+def chunks(presets: list[str], players: list[int], games: int, chunk_games: int, shard: tuple[int, int]) -> list[Chunk]:
+    """The chunks of shard ``i`` of ``n`` (every ``n``-th chunk from the ``i``-th, the
+    configurations' chunks taken in turn so that every one advances)."""
+    per_config = [
+        [Chunk(preset, n, first, min(chunk_games, games - first)) for first in range(0, games, chunk_games)]
+        for preset in presets
+        for n in players
+        if n <= get_rules(preset).max_seats
+    ]
+    ordered = [c for turn in itertools.zip_longest(*per_config) for c in turn if c is not None]
+    i, n = shard
+    return ordered[i::n]
+
+
+def _play_chunk(args: tuple) -> dict:
+    chunk, seed, greedy_share = args
+    rules = get_rules(chunk.preset, chunk.players)
+    start, cpu = time.perf_counter(), time.process_time()
+    record = asdict(chunk) | {"decisions": 0, "rounds": 0, "divergence": None}
+    try:
+        summary = verify(rules, chunk.games, seed=seed + chunk.first, greedy_share=greedy_share)
+        record |= {"decisions": summary.decisions, "rounds": summary.rounds}
+    except Divergence as e:
+        record["divergence"] = str(e)
+    return record | {
+        "seconds": round(time.perf_counter() - start, 2),
+        "cpu_seconds": round(time.process_time() - cpu, 2),
+    }
+
+
+def run_chunks(
+    todo: list[Chunk],
+    seed: int,
+    workers: int,
+    greedy_share: float = 0.5,
+    on_chunk: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    """Play the chunks (``workers`` processes), each a :func:`verify` of its games; a
+    divergence is recorded with its chunk (and the chunk's other games are not played)."""
+    jobs = [(chunk, seed, greedy_share) for chunk in todo]
+    records = []
+    with contextlib.ExitStack() as stack:
+        if workers <= 1:
+            results = map(_play_chunk, jobs)
+        else:
+            import multiprocessing
+
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers))
+            results = pool.imap_unordered(_play_chunk, jobs)
+        for record in results:
+            records.append(record)
+            if on_chunk is not None:
+                on_chunk(record)
+    return records
+
+
+#: The options a resumed run must share with the run it continues.
+_RUN_OPTIONS = ("games", "seed", "chunk_games", "greedy_share", "shard")
+
+
 def main(argv: list[str] | None = None) -> int:
-    return run_configs(
-        argv,
-        "python -m yaniv_env.vector.verify",
-        "Replay batched-engine games through the scalar engine and count divergences.",
-        verify,
-        Divergence,
-        players=[2],
-        batch=None,
-        options=[
-            ("workers", int, 1, "processes sharing the games (the same games and moves whatever the count)"),
-            ("greedy-share", float, 0.5, "share of the games the greedy player plays (the others: uniform random)"),
-            ("all-seats-every", int, 7, "check every seat's observation at every this many steps"),
-        ],
+    parser = argparse.ArgumentParser(
+        prog="yaniv verify",
+        description="Replay batched-engine games through the scalar engine and count divergences.",
     )
+    parser.add_argument("--games", type=int, default=20_000, help="games per preset and player count (default 20000)")
+    parser.add_argument("--presets", "--rules", nargs="+", default=list(PRESETS), choices=list(PRESETS))
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5], help="player counts (default 2 3 4 5)")
+    parser.add_argument("--seed", type=int, default=0, help="the first game seed of every configuration")
+    parser.add_argument("--workers", type=int, default=1, help="processes sharing the chunks (default 1)")
+    parser.add_argument("--shard", default="0/1", help="play shard i of n of the chunks (i/n, default 0/1: all)")
+    parser.add_argument("--chunk-games", type=int, default=500, help="games per chunk (the unit recorded and resumed)")
+    parser.add_argument("--greedy-share", type=float, default=0.5, help="share of the games the greedy player plays")
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON (after every chunk)")
+    parser.add_argument("--resume", action="store_true", help="continue the run whose results are in --json FILE")
+    args = parser.parse_args(argv)
+    try:
+        i, n = (int(x) for x in args.shard.split("/"))
+        if not 0 <= i < n:
+            raise ValueError
+    except ValueError:
+        parser.error(f"--shard must be i/n with 0 ≤ i < n, got {args.shard!r}")
+    if args.games < 1 or args.workers < 1 or args.chunk_games < 1 or not 0 <= args.greedy_share <= 1:
+        parser.error("--games, --workers and --chunk-games must be ≥ 1 and --greedy-share in [0, 1]")
+    if args.resume and not args.json:
+        parser.error("--resume continues the run of --json FILE")
+    records, wall = [], 0.0
+    if args.resume and os.path.exists(args.json):
+        with open(args.json) as f:
+            previous = json.load(f)
+        for option in _RUN_OPTIONS:
+            if previous[option] != getattr(args, option):
+                parser.error(f"--resume: {args.json} has {option} {previous[option]}, not {getattr(args, option)}")
+        records, wall = previous["chunks"], previous["wall_seconds"]
+    done = {(r["preset"], r["players"], r["first"]) for r in records}
+    todo = [
+        c
+        for c in chunks(args.presets, args.players, args.games, args.chunk_games, (i, n))
+        if (c.preset, c.players, c.first) not in done
+    ]
+    start = time.perf_counter()
+
+    def save(record: dict | None) -> None:
+        if record is not None:
+            records.append(record)
+            if record["divergence"]:
+                print(
+                    f"{Chunk(record['preset'], record['players'], record['first'], record['games']).name}: "
+                    f"{record['divergence']}",
+                    flush=True,
+                )
+        if args.json:
+            report = {option: getattr(args, option) for option in _RUN_OPTIONS} | {
+                "command": "yaniv verify " + " ".join(sys.argv[1:] if argv is None else argv),
+                "workers": args.workers,
+                "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+                "wall_seconds": round(wall + time.perf_counter() - start, 1),
+                "chunks_left": len(todo) - (len(records) - len(done)),
+                "configs": _config_totals(records),
+                "chunks": records,
+            }
+            with open(args.json, "w") as f:
+                json.dump(report, f, indent=1)
+
+    run_chunks(todo, args.seed, args.workers, args.greedy_share, on_chunk=save)
+    save(None)
+    for config in _config_totals(records):
+        print(
+            f"{config['preset']} {config['players']}p: {config['games']:,} games, {config['decisions']:,} decisions, "
+            f"{config['rounds']:,} rounds, {config['divergences']} divergences, {config['seconds']:.1f} worker-seconds "
+            f"({config['cpu_seconds']:.1f} s of CPU)"
+        )
+    divergences = sum(1 for r in records if r["divergence"])
+    print(
+        f"all: {sum(r['games'] for r in records):,} games, {sum(r['decisions'] for r in records):,} decisions, "
+        f"{divergences} divergences, {wall + time.perf_counter() - start:.1f} s"
+    )
+    return 1 if divergences else 0
+
+
+def _config_totals(records: list[dict]) -> list[dict]:
+    """The chunk records added up per preset and player count."""
+    counted = ("games", "decisions", "rounds", "divergences", "seconds", "cpu_seconds")
+    totals: dict[tuple[str, int], dict] = {}
+    for r in records:
+        t = totals.setdefault(
+            (r["preset"], r["players"]), {"preset": r["preset"], "players": r["players"]} | dict.fromkeys(counted, 0)
+        )
+        for key in counted[:3] + counted[4:]:
+            t[key] += r[key]
+        t["divergences"] += bool(r["divergence"])
+    return [totals[k] for k in sorted(totals, key=lambda k: (list(PRESETS).index(k[0]), k[1]))]
 
 
 if __name__ == "__main__":
