@@ -59,7 +59,7 @@ def small(tmp_path, **kw) -> ppo.Args:
     return ppo.Args(**{**base, **kw})
 
 
-@pytest.mark.parametrize("opponents", ["random", "self"])
+@pytest.mark.parametrize("opponents", ["random", pytest.param("self", marks=pytest.mark.slow)])
 def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
     result = ppo.train(small(tmp_path, opponents=opponents, eval_every=256, eval_games=4, eval_opponents="random"))
     run = result["run_dir"]
@@ -130,6 +130,7 @@ def test_learns_from_scratch_full(tmp_path, opponent, steps, floor):
     check_learns(sanity(tmp_path, steps, 400, opponent), floor)
 
 
+@pytest.mark.slow  # about a minute; an expected failure until the defect is fixed
 @pytest.mark.xfail(
     reason="known defect (docs/experiments/2026-11-26-learning.md): the lean learner rises from 0.00 to 0.83 "
     "against random at 32,768 steps, then falls to 0.21 at 65,536",

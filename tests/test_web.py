@@ -130,7 +130,7 @@ def test_yaniv_replay_html_command(annotated_record, tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out and (tmp_path / "g.html").stat().st_size > 10_000
     broken = dict(annotated_record, seed=annotated_record["seed"] + 1)
     bad = replay.save(broken, tmp_path / "bad.json")
-    assert replay.main([str(bad), "--html", str(tmp_path / "bad.html")]) == 1
+    assert replay.main([str(bad), "--html", str(tmp_path / "bad.html")]) == 2
     assert "does not reproduce" in capsys.readouterr().err and not (tmp_path / "bad.html").exists()
 
 

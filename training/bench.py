@@ -130,6 +130,7 @@ LEAN_ROWS = (
 def bench_lean(preset: str, players: int, opponents: str, timesteps: int, threads: int, seed: int = 0) -> dict:
     """:mod:`training.ppo` for ``timesteps`` learner steps against ``opponents`` (no
     evaluation; the run's files go to a temporary directory)."""
+    import contextlib
     import tempfile
 
     from training import ppo
@@ -147,7 +148,8 @@ def bench_lean(preset: str, players: int, opponents: str, timesteps: int, thread
             run_name="bench",
         )
         cpu0 = time.process_time()
-        r = ppo.train(args)
+        with contextlib.redirect_stdout(sys.stderr):  # the run's log, never into the bench's --json output
+            r = ppo.train(args)
         cpu = time.process_time() - cpu0
     return {
         "steps_per_s": r["steps"] / r["seconds"],
