@@ -31,7 +31,7 @@ from yaniv_env.vector.sweep import HOUSE_OPTIONS, draw_rules, main, play_batch, 
 from yaniv_env.vector.tables import greedy_tables, tables
 
 #: Games per preset in CI (two batches of different rules each).
-CI_GAMES = 600
+CI_GAMES = 200
 
 
 class Game:
