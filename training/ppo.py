@@ -65,11 +65,9 @@ class Args:
     num_players: int = 2
     """Players at the table."""
     opponents: str = "heuristic"
-    """``self`` (one network plays every seat, :class:`BatchedSelfPlay`), or an opponent mix
-    of agent names with optional weights drawn per seat and episode
-    (``random:1,greedy:1,heuristic:2``)."""
-    episode: str = "game"
-    """Episodes: ``game`` (whole games) or ``round``."""
+    """Weighted opponents (``self:3,past:1,heuristic:1``): ``self``, ``past`` selves, agent names."""
+    episode: str = "round"
+    """Training episodes: ``round`` (a call ends one) or ``game``; evaluations play whole games."""
     reward: str = "score_outcome"
     """Reward scheme of the environment (``score``, ``outcome``, ``round_win``, ``score_outcome``)."""
     total_timesteps: int = 2_000_000
@@ -100,6 +98,10 @@ class Args:
     """Value loss coefficient."""
     max_grad_norm: float = 0.5
     """Gradient clipping norm."""
+    pool_size: int = 8
+    """Past selves kept for ``past`` opponents (the oldest leaves first)."""
+    pool_every: int = 250_000
+    """Steps between two snapshots of the network joining the pool of past selves."""
     shaping: float = 1.0
     """Potential-based reward shaping, ``Φ = -shaping * (hand total) / 100`` as ``yaniv train
     --shaping``: immediate credit for throwing points, without changing the optimal policy
@@ -108,8 +110,8 @@ class Args:
     """Hidden layer sizes of the actor and of the critic (separate networks)."""
     rollout_threads: int = 1
     """torch threads while stepping (small matrix products: one thread is fastest)."""
-    update_threads: int = 1
-    """torch threads during the update (2 on an idle 2-core machine; 1 when it is shared)."""
+    update_threads: int = 0
+    """torch threads in the update (0: every CPU this process may use)."""
     eval_every: int = 200_000
     """Evaluate every this many steps (and at step 0; 0: never)."""
     eval_games: int = 200
@@ -122,6 +124,8 @@ class Args:
     """Where run directories are created."""
     run_name: str | None = None
     """Run directory name (default: ``ppo_{opponents}__{seed}__{timestamp}``)."""
+    init: str | None = None
+    """Start from this network: a run's checkpoint.pt or a play file this learner wrote (same hidden sizes)."""
     resume: str | None = None
     """Continue the run in this directory from its checkpoint.pt (its arguments; only the
     budget, threads, evaluation and checkpoint options may change)."""
@@ -173,12 +177,20 @@ def head_weights(policy) -> tuple[torch.Tensor, torch.Tensor]:
     return head.base.weight + head.features @ head.proj.weight, head.base.bias + head.features @ head.proj.bias
 
 
-def legal_moves(masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The legal action ids of each row, padded: ``ids [N, K]`` and ``valid [N, K]`` with ``K``
-    the most legal moves of any row (a padding entry repeats some id and is not valid)."""
-    k = int(masks.sum(1).max())
-    valid, ids = masks.to(torch.float32).topk(k, dim=1)
-    return ids, valid > 0
+def legal_moves(masks) -> tuple[torch.Tensor, torch.Tensor]:
+    """The legal action ids of each row of ``masks`` (bool ``[N, A]``, array or tensor), in
+    increasing order and padded: ``ids [N, K]`` and ``valid [N, K]``, ``K`` the most legal
+    moves of any row; a padding entry is id 0 and not valid."""
+    masks = np.asarray(masks)
+    rows, cols = np.nonzero(masks)
+    counts = np.bincount(rows, minlength=len(masks))
+    k = int(counts.max(initial=0))
+    position = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    ids = np.zeros((len(masks), k), np.int64)
+    valid = np.zeros((len(masks), k), bool)
+    ids[rows, position] = cols
+    valid[rows, position] = True
+    return torch.from_numpy(ids), torch.from_numpy(valid)
 
 
 def policy_and_value(policy, obs: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor, head=None):
@@ -231,6 +243,7 @@ class LearnerStream:
 
         self.games = LearnerGames(rules, num_envs, rules.num_players, opponent_mix=mix, episode=episode, reward=reward)
         self.num_envs = num_envs
+        self.label = "vs opponents"
         self.obs = self.games.reset(seed)
         self.ended_returns: list[float] = []
 
@@ -275,6 +288,7 @@ class SelfPlayStream:
         self.games = BatchedSelfPlay(rules, num_envs, rules.num_players, episode=episode, reward=reward)
         self.games.reset(seed)
         self.num_envs = num_envs
+        self.label = "self-play"
         self.n = rules.num_players
         self.ended_returns: list[float] = []
         self._episode_return = np.zeros((num_envs, self.n))
@@ -324,6 +338,76 @@ class SelfPlayStream:
         return out
 
 
+class PastSelves:
+    """The pool of past selves as one batched opponent (``act_batch``, as the policy registry
+    takes objects): each call draws a member per row from its generator and samples that
+    member's move from its masked distribution."""
+
+    def __init__(self, size: int, seed: int):
+        self.size = size
+        self.members: list = []
+        self.generator = torch.Generator().manual_seed(seed)
+        self.name = "past"
+
+    def add(self, policy, weights: dict | None = None) -> None:
+        """Freeze a copy of ``policy`` (with ``weights`` when given) into the pool (the oldest
+        leaves when it is full)."""
+        import copy
+
+        member = copy.deepcopy(policy)
+        if weights is not None:
+            member.load_state_dict(weights)
+        member.set_training_mode(False)
+        self.members = [*self.members, member][-self.size :]
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act_batch(self, observations, masks, keys=None) -> np.ndarray:
+        obs = torch.as_tensor(np.asarray(observations, np.float32))
+        ids, valid = legal_moves(masks)
+        which = torch.randint(len(self.members), (len(obs),), generator=self.generator)
+        actions = np.full(len(obs), -1, np.int64)
+        with torch.no_grad():
+            for k, member in enumerate(self.members):
+                rows = torch.nonzero(which == k).squeeze(1)
+                if len(rows):
+                    log_probs, _ = policy_and_value(member, obs[rows], ids[rows], valid[rows])
+                    chosen = sample(log_probs, self.generator)[:, None]
+                    actions[rows.numpy()] = ids[rows].gather(1, chosen).squeeze(1).numpy()
+        return np.where(valid.any(1).numpy(), actions, -1)
+
+
+def split_opponents(spec: str, num_envs: int) -> tuple[int, list[tuple[str, float]], float]:
+    """``--opponents`` as (games of self-play, the agent mix of the other games, the chance
+    that one of their seats is a past self): ``self:3,past:1,heuristic:1`` over 256 games is
+    154 self-play games and 102 against ``past`` or ``heuristic`` half the time each."""
+    from training.league import parse_mix
+
+    mix = parse_mix(spec)
+    weight = dict.fromkeys(("self", "past"), 0.0)
+    agents_mix = []
+    for name, w in mix:
+        if name in weight:
+            weight[name] += w
+        else:
+            agents_mix.append((name, w))
+    fixed = weight["past"] + sum(w for _, w in agents_mix)
+    self_games = round(num_envs * weight["self"] / (weight["self"] + fixed))
+    if fixed and self_games == num_envs:
+        raise ValueError(f"--opponents {spec!r}: {num_envs} games leave none for the opponents other than self")
+    if fixed and self_games == 0 and weight["self"]:
+        raise ValueError(f"--opponents {spec!r}: {num_envs} games leave none for self-play")
+    pool_chance = weight["past"] / fixed if fixed else 0.0
+    return self_games, agents_mix or [("random", 1.0)], pool_chance  # random: never drawn when the pool always is
+
+
+def column_block(x, offset: int, width: int, steps: int):
+    """The decisions of games ``offset .. offset + width`` of a step-major buffer of
+    ``steps`` rows, as that stream's own flat buffer (step-major too)."""
+    return x.reshape(steps, -1, *x.shape[1:])[:, offset : offset + width].reshape(steps * width, *x.shape[1:])
+
+
 def gae(rewards, values, ended, next_index, boot, gamma: float, lam: float, num_envs: int) -> np.ndarray:
     """GAE(λ) advantages over a flat buffer whose decision ``i`` is followed by
     ``next_index[i]`` (a later index; ``-1``: none in this rollout, bootstrap ``boot[i]``)
@@ -358,8 +442,8 @@ def flops_per_step(policy, update_epochs: int, minibatch_size: int) -> float:
 # -- evaluation --------------------------------------------------------------------------
 def evaluate(
     policy, rules, opponent: str, games: int, seed: int, episode: str = "game", max_decisions: int = 2_000
-) -> tuple[int, int]:
-    """(wins, games): the deterministic policy in a random seat of ``games`` games against
+) -> tuple[int, int, int]:
+    """(wins, games, unfinished): the deterministic policy in a random seat of ``games`` games against
     ``opponent`` at every other seat, on the batched engine (a win: first place, its
     ``outcome`` reward is 1). A game still running after ``max_decisions`` of the policy's
     decisions counts as not won: a deterministic policy may never end a round (each is then
@@ -373,13 +457,13 @@ def evaluate(
         if not np.isnan(result).any():
             break
         with torch.no_grad():
-            ids, valid = legal_moves(torch.as_tensor(env.action_masks()))
+            ids, valid = legal_moves(env.action_masks())
             log_probs, _ = policy_and_value(policy, torch.as_tensor(obs), ids, valid)
             actions = ids.gather(1, log_probs.argmax(-1, keepdim=True)).squeeze(1).numpy()
         obs, rewards, _, _, _, ended = env.step(actions)
         first = ended & np.isnan(result)
         result[first] = rewards[first]
-    return int((result >= 1.0 - 1e-9).sum()), games
+    return int((result >= 1.0 - 1e-9).sum()), games, int(np.isnan(result).sum())
 
 
 # -- saving ------------------------------------------------------------------------------
@@ -402,9 +486,26 @@ def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> Non
     atomic_write_bytes(path, play_bytes(meta, policy.state_dict()))
 
 
-def save_checkpoint(path: Path, policy, optimizer, state: dict) -> None:
+def initial_weights(path: Path, policy) -> dict:
+    """The network weights of ``path`` (a checkpoint.pt or a play file of this learner), checked
+    against ``policy``'s shapes: ``ValueError`` naming the first tensor that differs."""
+    if path.suffix == ".pt":
+        weights = torch.load(path, weights_only=True)["policy"]
+    else:
+        import agents
+
+        weights = agents.load(str(path)).policy.state_dict()
+    own = policy.state_dict()
+    for name, tensor in own.items():
+        if name not in weights or weights[name].shape != tensor.shape:
+            found = tuple(weights[name].shape) if name in weights else "nothing"
+            raise ValueError(f"--init {path}: {name} should be {tuple(tensor.shape)}, found {found}")
+    return weights
+
+
+def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict]) -> None:
     tmp = path.with_suffix(".tmp")
-    torch.save({"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "state": state}, tmp)
+    torch.save({"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "state": state, "pool": pool}, tmp)
     tmp.replace(path)
 
 
@@ -414,8 +515,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     session (``steps``) and the seconds spent in rollouts, updates and all of it. On
     ``--resume``, the options named in ``given`` (those of :data:`RESUME_OVERRIDES`) replace
     the run's own."""
-    from training.league import parse_mix
     from training.stats import wilson
+    from yaniv_env.core.cpus import available_cpus
     from yaniv_env.rules import get_rules
 
     if args.resume:
@@ -438,26 +539,38 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     torch.manual_seed(args.seed)  # the network's initial weights
     policy = make_policy(rules, hidden)
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
-    state = {"timesteps": 0, "elapsed": 0.0, "segment": 0, "next_eval": 0}
+    state = {"timesteps": 0, "elapsed": 0.0, "segment": 0, "next_eval": 0, "next_snapshot": args.pool_every}
+    if saved is None and args.init:
+        policy.load_state_dict(initial_weights(Path(args.init), policy))
     if saved is not None:
         policy.load_state_dict(saved["policy"])
         optimizer.load_state_dict(saved["optimizer"])
         state = {**state, **saved["state"], "segment": int(saved["state"]["segment"]) + 1}
-    seed = args.seed + 1_000_003 * state["segment"]  # a resumed segment: fresh, reproducible streams
-    torch.manual_seed(seed)
-    generator = torch.Generator().manual_seed(seed)
+    # each segment (a resume starts the next) its own streams: sampling, games, past selves
+    sampling_seed, games_seed, pool_seed = (
+        int(x) for x in np.random.SeedSequence([args.seed, state["segment"]]).generate_state(3, np.uint32)
+    )
+    generator = torch.Generator().manual_seed(sampling_seed)
 
     B, T = args.num_envs, args.num_steps
-    selfplay = args.opponents == "self"
-    if selfplay:
-        stream = SelfPlayStream(rules, B, args.episode, args.reward, seed)
-    else:
-        stream = LearnerStream(rules, B, parse_mix(args.opponents), args.episode, args.reward, seed)
-    A = int(policy.action_space.n)
+    update_threads = args.update_threads or available_cpus()
+    self_games, mix, pool_chance = split_opponents(args.opponents, B)
+    past = PastSelves(args.pool_size, pool_seed)
+    streams: list = []
+    if self_games:
+        streams.append(SelfPlayStream(rules, self_games, args.episode, args.reward, games_seed))
+    if self_games < B:
+        fixed = LearnerStream(rules, B - self_games, mix, args.episode, args.reward, games_seed + self_games)
+        if pool_chance:
+            for weights in saved["pool"] if saved is not None else [policy.state_dict()]:
+                past.add(policy, weights)
+            fixed.games.set_pool([past], pool_chance, label="past")
+        streams.append(fixed)
+    offsets = np.cumsum([0] + [st.num_envs for st in streams])
     S = int(policy.observation_space.shape[0])
     buf_obs = torch.zeros((T * B, S))
-    buf_masks = torch.zeros((T * B, A), dtype=torch.bool)
-    buf_actions = torch.zeros(T * B, dtype=torch.long)
+    step_moves: list[tuple[torch.Tensor, torch.Tensor]] = [None] * T  # each step's legal ids and validity
+    buf_choice = torch.zeros(T * B, dtype=torch.long)  # the position of the action among its legal moves
     buf_logp = torch.zeros(T * B)
     buf_values = np.zeros(T * B)
     hand_weights = hand_potential_weights(rules, args.shaping)
@@ -465,22 +578,27 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     eval_path = run_dir / "eval.csv"
     if not eval_path.exists():
         with eval_path.open("w", newline="") as f:
-            csv.writer(f).writerow(["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high"])
+            csv.writer(f).writerow(
+                ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
+            )
 
     def log_eval() -> None:
         policy.set_training_mode(False)
         torch.set_num_threads(args.rollout_threads)
         rows = []
         for k, opp in enumerate(eval_names):
-            wins, n = evaluate(policy, rules, opp, args.eval_games, seed=10_000 * (k + 1), episode="game")
+            wins, n, unfinished = evaluate(policy, rules, opp, args.eval_games, seed=10_000 * (k + 1))
             lo, hi = wilson(wins, n)
-            rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi])
-            print(f"  eval vs {opp}: {wins / n:.3f} [{lo:.3f}, {hi:.3f}] of {n} games", flush=True)
+            rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi, unfinished])
+            print(
+                f"  eval vs {opp}: {wins / n:.3f} [{lo:.3f}, {hi:.3f}] of {n} games ({unfinished} unfinished)",
+                flush=True,
+            )
         with eval_path.open("a", newline="") as f:
             csv.writer(f).writerows(rows)
 
     def save() -> None:
-        save_checkpoint(run_dir / "checkpoint.pt", policy, optimizer, state)
+        save_checkpoint(run_dir / "checkpoint.pt", policy, optimizer, state, [m.state_dict() for m in past.members])
         save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], args)
 
     budget = args.minutes * 60 if args.minutes is not None else math.inf
@@ -503,51 +621,61 @@ def train(args: Args, given: set[str] | None = None) -> dict:
             with torch.no_grad():
                 return args.gamma * value_only(policy, torch.as_tensor(obs)).numpy()
 
-        stream.begin(T)
+        for stream in streams:
+            stream.begin(T)
         with torch.no_grad():
             head = head_weights(policy)
         for t in range(T):
-            obs, masks = stream.observe()
+            seen = [stream.observe() for stream in streams]
+            obs = np.concatenate([o for o, _ in seen]) if len(seen) > 1 else seen[0][0]
+            masks = np.concatenate([m for _, m in seen]) if len(seen) > 1 else seen[0][1]
             rows = slice(t * B, (t + 1) * B)
-            obs_t, masks_t = torch.as_tensor(obs), torch.as_tensor(masks)
+            obs_t = torch.as_tensor(obs)
+            ids, valid = step_moves[t] = legal_moves(masks)
             with torch.no_grad():
-                ids, valid = legal_moves(masks_t)
                 log_probs, values = policy_and_value(policy, obs_t, ids, valid, head)
                 chosen = sample(log_probs, generator)[:, None]
-                actions = ids.gather(1, chosen).squeeze(1)
+                actions = ids.gather(1, chosen).squeeze(1).numpy()
             buf_obs[rows] = obs_t
-            buf_masks[rows] = masks_t
-            buf_actions[rows] = actions
+            buf_choice[rows] = chosen.squeeze(1)
             buf_logp[rows] = log_probs.gather(1, chosen).squeeze(1)
             buf_values[rows] = values.numpy()
-            stream.step(actions.numpy(), value_of)
-        ended, next_index = stream.ended, stream.next_index
-        boot_values, boot_potential = np.zeros(T * B), np.zeros(T * B)
-        for index, obs in stream.pending():
-            obs_t = torch.as_tensor(obs)
-            with torch.no_grad():
-                boot_values[index] = value_only(policy, obs_t).numpy()
-            boot_potential[index] = (obs_t @ hand_weights).numpy()
-        # potential-based shaping: r + γ Φ(s') - Φ(s), Φ = 0 after the episode's end
+            for stream, start in zip(streams, offsets, strict=False):
+                stream.step(actions[start : start + stream.num_envs], value_of)
+        # 2. advantages, stream by stream (each has its own successor links)
         potential = (buf_obs @ hand_weights).numpy()
-        following = np.where(next_index >= 0, potential[np.maximum(next_index, 0)], boot_potential)
-        rewards = stream.rewards + args.gamma * np.where(ended, 0.0, following) - potential
-        # 2. advantages
-        advantages = gae(rewards, buf_values, ended, next_index, boot_values, args.gamma, args.gae_lambda, B)
+        advantages = np.zeros(T * B)
+        for stream, start in zip(streams, offsets, strict=False):
+            w = stream.num_envs
+            ended, next_index = stream.ended, stream.next_index
+            values_s, potential_s = column_block(buf_values, start, w, T), column_block(potential, start, w, T)
+            boot_values, boot_potential = np.zeros(T * w), np.zeros(T * w)
+            for index, obs in stream.pending():
+                obs_t = torch.as_tensor(obs)
+                with torch.no_grad():
+                    boot_values[index] = value_only(policy, obs_t).numpy()
+                boot_potential[index] = (obs_t @ hand_weights).numpy()
+            # potential-based shaping: r + γ Φ(s') - Φ(s), Φ = 0 after the episode's end
+            following = np.where(next_index >= 0, potential_s[np.maximum(next_index, 0)], boot_potential)
+            rewards = stream.rewards + args.gamma * np.where(ended, 0.0, following) - potential_s
+            adv = gae(rewards, values_s, ended, next_index, boot_values, args.gamma, args.gae_lambda, w)
+            advantages.reshape(T, B)[:, start : start + w] = adv.reshape(T, w)
         returns = torch.as_tensor(advantages + buf_values, dtype=torch.float32)
         adv_t = torch.as_tensor(advantages, dtype=torch.float32)
         t1 = time.perf_counter()
         # 3. update
         policy.set_training_mode(True)
-        torch.set_num_threads(args.update_threads)
+        torch.set_num_threads(update_threads)
+        width = max(ids.shape[1] for ids, _ in step_moves)
+        all_ids = torch.cat([torch.nn.functional.pad(ids, (0, width - ids.shape[1])) for ids, _ in step_moves])
+        all_valid = torch.cat([torch.nn.functional.pad(v, (0, width - v.shape[1])) for _, v in step_moves])
         stats = []
         for _ in range(args.update_epochs):
             order = torch.randperm(T * B, generator=generator)
             for mb in order.split(args.minibatch_size):
-                ids, valid = legal_moves(buf_masks[mb])
+                ids, valid = all_ids[mb], all_valid[mb]
                 log_probs, values = policy_and_value(policy, buf_obs[mb], ids, valid)
-                taken = (ids == buf_actions[mb, None]) & valid
-                new_logp = log_probs.masked_fill(~taken, 0.0).sum(1)
+                new_logp = log_probs.gather(1, buf_choice[mb, None]).squeeze(1)
                 ratio = (new_logp - buf_logp[mb]).exp()
                 a = adv_t[mb]
                 a = (a - a.mean()) / (a.std() + 1e-8)
@@ -569,14 +697,18 @@ def train(args: Args, given: set[str] | None = None) -> dict:
         now = time.perf_counter()
         state["elapsed"] = start_elapsed + now - clock
         pg, vl, ent, clip = np.mean(stats, axis=0)
-        recent = stream.ended_returns[-500:]
+        returns_text = "  ".join(
+            f"return {stream.label} {np.mean(stream.ended_returns[-500:] or [np.nan]):+.3f}" for stream in streams
+        )
         print(
             f"{state['timesteps']:>10,} steps {state['elapsed'] / 60:6.1f} min  "
             f"{T * B / (t2 - t0):7.0f} steps/s (rollout {t1 - t0:.2f} s, update {t2 - t1:.2f} s)  "
-            f"return {np.mean(recent) if recent else float('nan'):+.3f}  "
-            f"value loss {vl:.4f}  entropy {ent:.3f}  clipped {clip:.3f}",
+            f"{returns_text}  value loss {vl:.4f}  entropy {ent:.3f}  clipped {clip:.3f}",
             flush=True,
         )
+        if pool_chance and state["timesteps"] >= state["next_snapshot"]:
+            past.add(policy)
+            state["next_snapshot"] = state["timesteps"] + args.pool_every
         if now - last_save >= args.checkpoint_minutes * 60:
             save()
             last_save = now
