@@ -332,8 +332,7 @@ def test_a_model_advised_by_the_search_trains_loads_and_plays_on_the_scalar_engi
     """The search keeps a memory per row of its batch, so a model it advises is not played
     on the batched engine (whose rows change hands between calls): evaluations fall back to
     the scalar engine, and the games are the model's own, advisor included."""
-    from training import batched_runner
-    from training.evaluate import evaluate
+    from agents.evaluation import batched_runner, evaluate
 
     argv = [a if a != "heuristic" else "round_search" for a in TINY]
     argv += ["--rules", "seven", "--episode", "round", "--reward", "round_win", "--eval-every", "0"]

@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
+from agents.evaluation.reports import framed
 from training import cli, config
 from training import train as T
-from training.evaluate import main as eval_main
-from training.reports import framed
+from training.cli.eval import main as eval_main
 
 
 def _synthetic_history():

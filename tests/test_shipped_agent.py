@@ -12,9 +12,9 @@ import torch
 
 import agents
 import yaniv_env
+from agents.evaluation import evaluate
 from agents.play_format import read_play_file
 from agents.trained import export_for_play
-from training.evaluate import evaluate
 from yaniv_env.rules import get_rules
 
 #: 600 decisions (observation, mask, action) of the first shipped 2-player agent (kept as

@@ -121,7 +121,7 @@ def test_loaded_agent_plays_and_matches_predict(model_path, checkpoint_path):
 
 
 def test_loaded_agent_in_the_harness(model_path):
-    evaluate = pytest.importorskip("training.evaluate").evaluate
+    evaluate = pytest.importorskip("agents.evaluation").evaluate
     res = evaluate([str(model_path), "random"], games=4, episode="round", seed=0)
     assert res[model_path.stem].games == 4
 

@@ -83,7 +83,7 @@ def test_resume_continues_the_pis_run(run_dir, tmp_path):
 
 
 def test_loaded_pis_agent_plays_and_is_evaluated(model_path):
-    from training.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     bot = agents.load(str(model_path), seed=0)
     assert bot.game.name == "pis_yedili" and bot.timesteps == 256
@@ -125,7 +125,7 @@ def test_pis_checkpoint_is_refused_as_yaniv(model_path, run_dir, tmp_path):
     with pytest.raises(ValueError, match="trained for Pis Yedili rules 'standard' .* plays another game"):
         bot.act(obs, env.action_masks())
     # a Pis Yedili run cannot be resumed as Yaniv, nor fed to Yaniv evaluation
-    from training.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     with pytest.raises(ValueError, match="trained for Pis Yedili"):
         evaluate([path, "random"], num_players=3, games=3)

@@ -7,10 +7,10 @@ import time
 
 import numpy as np
 
+from agents.evaluation import evaluate, whole_deals
+from agents.evaluation.progress import progress_bar
 from training.envs import evaluate_against, make_eval_env
-from training.progress import progress_bar
 from training.run_state import Run, append_csv
-from training.runner import whole_deals
 
 
 def make_callback(run: Run, venv, total: int | None, budget: float | None, eval_mix, baseline_mix):
@@ -78,7 +78,6 @@ def make_callback(run: Run, venv, total: int | None, budget: float | None, eval_
             """Whole games in the duplicate format against each evaluation opponent: the game
             win rate with its 95% interval, in ``eval.csv`` and TensorBoard."""
             from agents.trained import TrainedAgent
-            from training.evaluate import evaluate
 
             n = self.model.num_timesteps
             started = time.time()

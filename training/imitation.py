@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agents.evaluation.progress import progress_bar
 from training.config import ConfigError, teacher_options
 from training.envs import make_train_venv, vec_env_kind
-from training.progress import progress_bar
 from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
 
 if TYPE_CHECKING:

@@ -414,8 +414,8 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     session (``steps``) and the seconds spent in rollouts, updates and all of it. On
     ``--resume``, the options named in ``given`` (those of :data:`RESUME_OVERRIDES`) replace
     the run's own."""
+    from agents.evaluation import wilson
     from training.league import parse_mix
-    from training.stats import wilson
     from yaniv_env.rules import get_rules
 
     if args.resume:

@@ -126,11 +126,14 @@ import numpy as np
 import sb3_contrib  # noqa: F401  (the [train] extra, named if missing: the network classes below need it)
 
 from agents.advice import AdvisedPolicy
+from agents.evaluation import evaluate, whole_deals
+from agents.evaluation.reports import final_table
 from agents.trained import ActionFeaturePolicy, load_model, rules_to_dict
 from training import callbacks, config
 from training.config import GAME_DEFAULTS, ConfigError, apply_game_defaults
 from training.envs import make_train_venv, vec_env_kind
 from training.imitation import imitation_pretrain
+from training.league import format_mix, parse_mix
 from training.plots import plot_learning_curve
 from training.run_state import Run
 from yaniv_env.core.cpus import available_cpus
@@ -337,11 +340,6 @@ def final_evaluation(args: Args, model_path: Path, rules, run_dir: Path) -> int:
     """Evaluate the model against each baseline with ``training.evaluate`` (duplicate
     format), save the tables as ``final_eval.{txt,json}`` and ``final_eval_vs_*.csv`` and
     end with the framed summary table."""
-    from training.evaluate import evaluate
-    from training.league import parse_mix
-    from training.reports import final_table
-    from training.runner import whole_deals
-
     game = get_game(args.game)
     entrants = [
         n for n, _ in config.filter_available(parse_mix(args.final_eval_opponents), rules, "final evaluation", False)
@@ -387,8 +385,6 @@ def train(args: Args, given: set[str] | None = None) -> int:
     import torch.nn as nn
     from sb3_contrib import MaskablePPO
 
-    from training.league import format_mix
-
     try:
         args, run_dir, rules, meta, mix, eval_mix = config.validate(args, given or set())
     except ValueError as e:
@@ -404,7 +400,7 @@ def train(args: Args, given: set[str] | None = None) -> int:
 
     kind = vec_env_kind(args, rules)
     if kind == "batched":  # before the budget's clock starts: a first run compiles for about a minute
-        from training.batched_runner import compile_kernels  # loads Numba: only for the batched engine
+        from agents.evaluation.batched_runner import compile_kernels  # loads Numba: only for the batched engine
 
         compile_kernels(rules, announce=True, search=meta is None and args.pretrain == "search_fast")
 

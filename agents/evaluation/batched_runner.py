@@ -1,12 +1,12 @@
 """Evaluation games on the batched engine (:mod:`yaniv_env.vector`): the games of
-:mod:`training.runner`, many at a time in compiled code.
+:mod:`agents.evaluation.runner`, many at a time in compiled code.
 
 The batched runner plays exactly the games the scalar runner plays: the game with deal seed
 ``s`` in a slot of :class:`yaniv_env.vector.BatchedYaniv` is ``engine.new_game(rules,
 seed=s)``, and the batched agents (:mod:`agents.batched`) decide row by row as the scalar
 agents do, the agent at seat ``p`` of a game drawing from the key of its seed
-``agent_seed(deal seed, p)`` as :meth:`training.runner._Runner.play` seeds it. So the
-:class:`~training.runner.GameRecord` list, and every statistic built on it, is the same
+``agent_seed(deal seed, p)`` as :meth:`agents.evaluation.runner.ScalarRunner.play` seeds it. So the
+:class:`~agents.evaluation.records.GameRecord` list, and every statistic built on it, is the same
 whatever the engine, the batch size or the number of workers (``tests/test_evaluate.py``
 compares them game by game).
 
@@ -24,6 +24,8 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.batched import BatchedGreedy, BatchedHeuristic, BatchedRandom, BatchedTrained, batched
+from agents.evaluation.entrants import build_agent
+from agents.evaluation.records import GameRecord, game_outs, game_record
 from agents.heuristic_batched import _decide_range
 from agents.streams import agent_key
 from yaniv_env import engine
@@ -33,8 +35,6 @@ from yaniv_env.replay import agent_seed
 from yaniv_env.rules import Rules
 from yaniv_env.vector import REASONS, BatchedYaniv
 from yaniv_env.vector.batched import ENGINE_KERNELS, cache_is_cold, compile_notice
-
-from .runner import GameRecord, build_agent, game_outs, game_record
 
 #: Games stepped together in one process.
 BATCH_SIZE = 256
@@ -98,7 +98,7 @@ def batched_problem(specs: list, labels: list[str], rules: Rules) -> str | None:
 
 
 class BatchedRunner:
-    """Plays lists of jobs (:func:`training.runner.schedule`) on one batched engine."""
+    """Plays lists of jobs (:func:`agents.evaluation.schedule.schedule`) on one batched engine."""
 
     def __init__(self, specs: list, labels: list[str], rules: Rules, num_players: int, episode: str):
         self.rules = rules
