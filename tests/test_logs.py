@@ -42,7 +42,7 @@ def test_commands_take_no_progress(command):
 
 
 def test_train_takes_no_progress():
-    from training.train import parse_args
+    from training.cli.train import parse_args
 
     args, _ = parse_args(["--no-progress"])
     assert args.progress is False

@@ -46,10 +46,10 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from training import train as sb3_train
+from training.args import Args as TrainArgs
 from training.config import field_docs
 
-#: Options of ``yaniv train`` (:class:`training.train.Args`) that mean the same here: same
+#: Options of ``yaniv train`` (:class:`training.args.Args`) that mean the same here: same
 #: names, types, defaults and help.
 SHARED = (
     "rules", "num_players", "episode", "reward", "turn_limit", "seed", "minutes", "batch_size", "n_epochs", "gamma",
@@ -95,8 +95,8 @@ class RLlibOptions:
 
 def _make_args() -> type:
     """The ``Args`` dataclass: :data:`SHARED` fields of ``yaniv train``, then :class:`RLlibOptions`."""
-    hints = {**typing.get_type_hints(sb3_train.Args), **typing.get_type_hints(RLlibOptions)}
-    shared = {f.name: f.default for f in dataclasses.fields(sb3_train.Args) if f.name in SHARED}
+    hints = {**typing.get_type_hints(TrainArgs), **typing.get_type_hints(RLlibOptions)}
+    shared = {f.name: f.default for f in dataclasses.fields(TrainArgs) if f.name in SHARED}
     own = {f.name: f.default for f in dataclasses.fields(RLlibOptions)}
     specs = [(name, hints[name], dataclasses.field(default=default)) for name, default in {**shared, **own}.items()]
     cls = dataclasses.make_dataclass("Args", specs)
@@ -109,7 +109,7 @@ Args = _make_args()
 
 
 def _docs() -> dict[str, str]:
-    return {**field_docs(sb3_train.Args), **field_docs(RLlibOptions)}
+    return {**field_docs(TrainArgs), **field_docs(RLlibOptions)}
 
 
 #: Options that may differ when resuming.
