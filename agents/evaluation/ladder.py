@@ -11,7 +11,7 @@ Each table is a :func:`agents.evaluation.league` (duplicate deals, every pairing
 players, random tables with more) of ``random``, ``greedy``, ``heuristic``,
 ``score_heuristic`` and the shipped agent ``ppo`` for that preset and player count (:data:`agents.SHIPPED_MODELS`), plus
 ``search`` on the tables named by ``--search``: the search agent has no batched version,
-so its league runs through the AEC environment, about a hundred times slower. Entrants are
+so its league runs through the AEC environment, much slower (``docs/evaluation.md``). Entrants are
 ranked by their OpenSkill ordinal (mu - 3 sigma); the games each played and its game win
 rate against the whole field stand beside it.
 

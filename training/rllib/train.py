@@ -47,7 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from training.args import Args as TrainArgs
-from training.config import field_docs
+from training.args import ConfigError
+from training.config import field_docs, net_arch
 
 #: Options of ``yaniv train`` (:class:`training.args.Args`) that mean the same here: same
 #: names, types, defaults and help.
@@ -124,10 +125,6 @@ RESUME_OVERRIDES = {
     "torch_threads",
     "resume",
 }
-
-
-class ConfigError(ValueError):
-    """Arguments that cannot run (a one-line message for the command line)."""
 
 
 def parse_args(argv: list[str] | None = None) -> tuple:
@@ -213,11 +210,9 @@ def rules_of(args):
 
 def model_config(args) -> dict:
     try:
-        arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
-    except ValueError:
-        raise ConfigError(f"--net-arch {args.net_arch!r}: expected comma-separated sizes such as 256,256") from None
-    if not arch or min(arch) < 1:
-        raise ConfigError(f"--net-arch {args.net_arch!r}: expected positive sizes")
+        arch = net_arch(args.net_arch)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     if args.activation not in ("relu", "tanh"):
         raise ConfigError(f"--activation {args.activation!r}: relu or tanh")
     return {"net_arch": arch, "activation": args.activation}
