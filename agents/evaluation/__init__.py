@@ -17,19 +17,21 @@ training uses it, and no module of ``agents`` outside it imports it.
 
 Modules
 -------
-=====================================  =================================================
-:mod:`agents.evaluation.harness`       :func:`evaluate`, :func:`league`, :func:`game_replay`
-:mod:`agents.evaluation.entrants`      agent specs, labels, agents with options
-:mod:`agents.evaluation.schedule`      the deal seeds and the seatings of each deal
-:mod:`agents.evaluation.runner`        the games played, in this process or in workers
+=======================================  ==========================================================
+:mod:`agents.evaluation.harness`         :func:`evaluate`, :func:`league`, :func:`game_replay`
+:mod:`agents.evaluation.entrants`        agent specs, labels, agents with options
+:mod:`agents.evaluation.schedule`        the deal seeds and the seatings of each deal
+:mod:`agents.evaluation.runner`          the games played, in this process or in workers
+:mod:`agents.evaluation.loop`            the one loop: games dealt into slots, a decision at a time
+:mod:`agents.evaluation.scalar_runner`   the scalar engine's table (any game, any agent, replays)
 :mod:`agents.evaluation.batched_runner`  the same games on the batched engine
-:mod:`agents.evaluation.records`       :class:`GameRecord`: one game's summary
-:mod:`agents.evaluation.stats`         estimates and their 95 % confidence intervals
-:mod:`agents.evaluation.ratings`       OpenSkill and the 002 player rating
-:mod:`agents.evaluation.reports`       :class:`EvalResult`: table, JSON, CSV, bar chart
-:mod:`agents.evaluation.ladder`        one league per preset and player count
-:mod:`agents.evaluation.progress`      progress bars that say what they count
-=====================================  =================================================
+:mod:`agents.evaluation.records`         :class:`GameRecord`: one game's summary
+:mod:`agents.evaluation.stats`           estimates and their 95 % confidence intervals
+:mod:`agents.evaluation.ratings`         OpenSkill and the 002 player rating
+:mod:`agents.evaluation.reports`         :class:`EvalResult`: table, JSON, CSV, bar chart
+:mod:`agents.evaluation.ladder`          one league per preset and player count
+:mod:`agents.evaluation.progress`        progress bars that say what they count
+=======================================  ==========================================================
 """
 
 from __future__ import annotations
