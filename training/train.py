@@ -89,7 +89,7 @@ Modules
 :mod:`training.plan`           the arguments checked and resolved once, seeds included
 ``training/train.py``          this module: the model, the phases in order, the final evaluation
 :mod:`training.envs`           training and gate environments
-:mod:`training.league`         opponents drawn per episode, the self-play pool, hand shaping
+:mod:`training.league`         opponents drawn per episode, the self-play pool
 :mod:`training.imitation`      the imitation warm start and ``--pretrain-data`` files
 :mod:`training.callbacks`      progress, periodic evaluation, league, checkpoints, budget
 :mod:`training.run_state`      the run's directory, league, elapsed time and logs
