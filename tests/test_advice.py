@@ -20,7 +20,7 @@ import agents  # noqa: E402
 import yaniv_env  # noqa: E402
 from agents import trained  # noqa: E402
 from agents.advice import AdviceWrapper, advised  # noqa: E402
-from training import train as T  # noqa: E402
+from training.cli import train as T  # noqa: E402
 
 TINY = [
     "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
@@ -187,13 +187,12 @@ def test_collection_keeps_the_asked_decisions_with_many_envs_and_whole_games(tmp
     """Whole-game episodes on 64 environments leave tens of thousands of decisions in
     episodes still open when the budget is reached; they are dropped, never counted, and
     the collection runs on until the finished episodes hold the decisions asked for."""
-    from training.config import game_rules
     from training.imitation import collect_demonstrations
-    from training.league import parse_mix
+    from training.plan import make_plan
 
-    args, _ = T.parse_args(["--n-envs", "64", "--episode", "game", "--opponents", "greedy", "--no-progress"])
-    args.pretrain, args.pretrain_samples = "greedy", 3000
-    data = collect_demonstrations(args, game_rules(args), parse_mix(args.opponents), seed=3)
+    argv = ["--n-envs", "64", "--episode", "game", "--opponents", "greedy", "--no-progress"]
+    plan = make_plan(*T.parse_args([*argv, "--pretrain", "greedy", "--pretrain-samples", "3000"]))
+    data = collect_demonstrations(plan, seed=3)
     kept = len(data["act"])
     assert kept >= 3000
     # every kept decision belongs to a finished episode, numbered 0..episodes-1
@@ -255,18 +254,18 @@ def test_imitation_of_search_fast_with_soft_targets(tmp_path):
         assert (z["cand_act"][searched.any(axis=1)] == act[:, None]).any(axis=1).all()
 
 
-def test_teacher_options_are_read_checked_and_keyed():
+def test_teacher_options_are_read_checked_and_keyed(tmp_path):
     from training.config import teacher_options
     from training.imitation import demonstration_key
+    from training.plan import make_plan
 
-    args, _ = T.parse_args(["--pretrain-option", "candidates=8", "--pretrain-option", "cost_window=20.0"])
-    args.pretrain_option.append("sample_bias=None")
+    argv = ["--pretrain", "search_fast", "--output-dir", str(tmp_path)]
+    options = ["--pretrain-option", "candidates=8", "--pretrain-option", "cost_window=20.0"]
+    args, given = T.parse_args([*argv, *options, "--pretrain-option", "sample_bias=None"])
     assert teacher_options(args) == {"candidates": 8, "cost_window": 20.0, "sample_bias": None}
-    rules = yaniv_env.PRESETS["standard"]
-    wide = demonstration_key(args, rules)
-    args.pretrain_option = []
+    wide = demonstration_key(make_plan(args, given))
     # demonstrations of another search are not reused
-    assert wide["teacher_options"] != demonstration_key(args, rules)["teacher_options"] == {}
+    assert wide["teacher_options"] != demonstration_key(make_plan(*T.parse_args(argv)))["teacher_options"] == {}
 
 
 @pytest.mark.parametrize(
@@ -286,18 +285,17 @@ def test_dagger_records_the_teachers_moves_in_the_students_games():
     recorded move is the heuristic's in that position, and many differ from what was
     played."""
     from agents.batched import batched
-    from training.config import game_rules
     from training.imitation import collect_demonstrations
-    from training.league import parse_mix
+    from training.plan import make_plan
 
-    args, _ = T.parse_args(["--n-envs", "8", "--episode", "round", "--opponents", "greedy", "--no-progress"])
-    args.pretrain, args.advice = "heuristic", ""
-    rules = game_rules(args)
+    argv = ["--n-envs", "8", "--episode", "round", "--opponents", "greedy", "--no-progress"]
+    plan = make_plan(*T.parse_args([*argv, "--pretrain", "heuristic", "--advice", "none"]))
+    rules = plan.rules
 
     def first_legal(obs, masks):
         return np.argmax(masks, axis=1)
 
-    data = collect_demonstrations(args, rules, parse_mix(args.opponents), seed=4, samples=600, student=first_legal)
+    data = collect_demonstrations(plan, seed=4, samples=600, student=first_legal)
     assert len(data["act"]) >= 600
     heuristic = batched("heuristic", seed=0, rules=rules)
     np.testing.assert_array_equal(data["act"], heuristic.act_batch(data["obs"], data["mask"]))
@@ -332,8 +330,7 @@ def test_a_model_advised_by_the_search_trains_loads_and_plays_on_the_scalar_engi
     """The search keeps a memory per row of its batch, so a model it advises is not played
     on the batched engine (whose rows change hands between calls): evaluations fall back to
     the scalar engine, and the games are the model's own, advisor included."""
-    from training import batched_runner
-    from training.evaluate import evaluate
+    from agents.evaluation import batched_runner, evaluate
 
     argv = [a if a != "heuristic" else "round_search" for a in TINY]
     argv += ["--rules", "seven", "--episode", "round", "--reward", "round_win", "--eval-every", "0"]

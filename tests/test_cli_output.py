@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
+from agents.evaluation.reports import framed
 from training import cli, config
-from training import train as T
-from training.evaluate import main as eval_main
-from training.reports import framed
+from training.cli import train as T
+from training.cli.eval import main as eval_main
 
 
 def _synthetic_history():
@@ -119,5 +119,5 @@ def test_train_help_shows_one_default_per_option():
     assert "(default: )" not in text and "(default: None)" not in text
     for option in re.split(r"\s(?=--[a-z])", text):
         assert option.count("(default") <= 1, option
-    assert "--seed INT Seed of random" in text and "(default: 1)" in text
+    assert "--seed INT the seed of the run" in text and "(default: 1)" in text
     assert re.search(r"--pretrain-data STR .*?(?=--pretrain-departure)", text).group(0).count("default") == 0

@@ -14,12 +14,11 @@ pytest.importorskip("matplotlib")
 
 import agents  # noqa: E402
 from agents.base import RandomAgent  # noqa: E402
-from training.evaluate import (  # noqa: E402
+from agents.evaluation import (  # noqa: E402
     METRICS,
     GameRecord,
     evaluate,
     league,
-    main,
     rating_002_addition,
     rating_002_deduction,
     ratings_002,
@@ -27,6 +26,7 @@ from training.evaluate import (  # noqa: E402
     t_quantile,
     wilson,
 )
+from training.cli.eval import main  # noqa: E402
 from yaniv_env import PRESETS  # noqa: E402
 from yaniv_env import replay as rp  # noqa: E402
 
@@ -390,7 +390,7 @@ def test_agents_with_options_on_the_command_line(capsys):
     problem, without running anything."""
     from functools import partial
 
-    from training.runner import AgentWithOptions, split_agents
+    from agents.evaluation.entrants import AgentWithOptions, split_agents
 
     text = "heuristic(mu=4, call_margin=-4.0, strict=True),heuristic"
     assert split_agents(text) == ["heuristic(mu=4, call_margin=-4.0, strict=True)", "heuristic"]
@@ -417,7 +417,7 @@ def test_agents_with_options_on_the_command_line(capsys):
 
 
 def test_milestone_rate_counts_the_rounds_that_left_a_total_on_a_milestone():
-    from training.runner import SEAT_COUNTERS, game_record
+    from agents.evaluation.records import SEAT_COUNTERS, game_record
     from yaniv_env import engine
 
     def result(points, scores):

@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("openskill")
 
 from agents.batched import BatchedRandom  # noqa: E402
-from training import batched_runner  # noqa: E402
-from training.evaluate import evaluate, league, main  # noqa: E402
+from agents.evaluation import batched_runner, evaluate, league  # noqa: E402
+from training.cli.eval import main  # noqa: E402
 from yaniv_env import PRESETS  # noqa: E402
 
 HOUSE = PRESETS["standard"].replace(name="house", set_jokers="any", run_pickup="top")

@@ -59,7 +59,7 @@ def test_training_page_snippet_runs_and_its_file_is_accepted(snippet_run):
         assert a == int(expected)
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     # what `yaniv eval --agents my_model.safetensors,heuristic` does, at two games
-    from training.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     res = evaluate([str(where / "my_model.safetensors"), "heuristic"], games=2, seed=0)
     assert res["my_model"].games == 2

@@ -124,7 +124,7 @@ def test_tiny_league_run_on_the_batched_env_seats_snapshots_and_resumes(tmp_path
     ``--turn-limit``: the snapshots load with the run's rules (the checkpoints have none)."""
     pytest.importorskip("sb3_contrib")
     from agents.trained import read_metadata
-    from training import train as T
+    from training.cli import train as T
 
     run = tmp_path / "league"
     argv = [

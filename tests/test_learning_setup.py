@@ -193,12 +193,11 @@ def test_a_run_from_scratch_does_not_get_the_advised_learning_rate(tmp_path):
     """``yaniv train --advice none --pretrain none`` trained at the advised recipe's 1e-5 with
     no entropy bonus (finding 2): a run from scratch now gets ``SCRATCH_DEFAULTS`` for the
     options it does not give; an advised run and explicit values keep theirs."""
-    from training import config
-    from training import train as T
+    from training.cli import train as T
+    from training.plan import make_plan
 
     def resolved(*argv):
-        args, given = T.parse_args([*argv, "--output-dir", str(tmp_path)])
-        return config.validate(args, given)[0]
+        return make_plan(*T.parse_args([*argv, "--output-dir", str(tmp_path)])).args
 
     scratch = resolved("--advice", "none", "--pretrain", "none")
     assert (scratch.learning_rate, scratch.ent_coef) == (3e-4, 0.01)

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_progress_bar_redraws_about_once_a_second_in_a_log(capsys):
     pytest.importorskip("tqdm")
-    from training.progress import LOG_INTERVAL, progress_bar
+    from agents.evaluation.progress import LOG_INTERVAL, progress_bar
 
     assert not sys.stderr.isatty()  # captured: as in a log file or a pipe
     seconds, updates = 2.5, 0
@@ -42,7 +42,7 @@ def test_commands_take_no_progress(command):
 
 
 def test_train_takes_no_progress():
-    from training.train import parse_args
+    from training.cli.train import parse_args
 
     args, _ = parse_args(["--no-progress"])
     assert args.progress is False

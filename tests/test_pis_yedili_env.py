@@ -654,7 +654,7 @@ def test_heuristic_prefers_the_documented_moves():
 
 
 def test_heuristic_beats_random_in_a_small_sample():
-    from training.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     def ladder(games, seed):
         return evaluate(["pis_heuristic", "pis_random"], games=games, seed=seed, game="pis_yedili")

@@ -74,8 +74,8 @@ def test_play_file_plays_checks_rules_and_never_imports_ray(tmp_path):
     path = _random_play_file(tmp_path / "p.safetensors")
     code = f"""
 import sys
-import yaniv_env, agents, training, training.rllib, training.evaluate, training.train, training.cli
-from training.evaluate import evaluate
+import yaniv_env, agents, training, training.rllib, agents.evaluation, training.train, training.cli
+from agents.evaluation import evaluate
 bot = agents.load({str(path)!r})
 res = evaluate([{str(path)!r}, "random"], num_players=2, games=4, episode="round", seed=1)
 assert res.games == 4 and res.labels[0] == "p", res.labels
@@ -218,7 +218,7 @@ def test_tiny_training_exports_an_agent_that_plays(tmp_path):
     """Local Ray, one env runner, two iterations with baseline seats; then resume. The
     adapter raises MaskViolation on a masked action, so finishing proves none was sampled."""
     import agents
-    from training.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     argv = [*TINY, "--num-players", "3", "--opponents", "self:1,heuristic:1", "--env-runners", "1", "--num-cpus", "2"]
     assert _train([*argv, "--output-dir", str(tmp_path), "--run-name", "r"]) == 0
@@ -261,8 +261,8 @@ def test_two_node_cluster_trains_and_shards_a_tournament(tmp_path):
     import ray
     from ray.cluster_utils import Cluster
 
-    from training.evaluate import evaluate
-    from training.evaluate import main as eval_main
+    from agents.evaluation import evaluate
+    from training.cli.eval import main as eval_main
     from training.rllib.shards import RayExecutor
 
     cluster = Cluster(

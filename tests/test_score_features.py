@@ -25,7 +25,7 @@ from agents.networks import (  # noqa: E402
     score_feature_tables,
     score_features_size,
 )
-from training import train as T  # noqa: E402
+from training.cli import train as T  # noqa: E402
 from yaniv_env import engine  # noqa: E402
 from yaniv_env.cards import YANIV_VALUE  # noqa: E402
 from yaniv_env.observation import ObservationLayout  # noqa: E402

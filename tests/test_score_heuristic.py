@@ -150,7 +150,7 @@ def test_search_fast_rolls_out_with_the_score_aware_heuristic():
 
 
 def test_score_heuristic_beats_the_heuristic():
-    from training.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     result = evaluate(["score_heuristic", "heuristic"], games=100, seed=11)
     rate = result.stats["score_heuristic"].metrics["game_win_rate"]

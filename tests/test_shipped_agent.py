@@ -12,9 +12,9 @@ import torch
 
 import agents
 import yaniv_env
+from agents.evaluation import evaluate
 from agents.play_format import read_play_file
 from agents.trained import export_for_play
-from training.evaluate import evaluate
 from yaniv_env.rules import get_rules
 
 #: 600 decisions (observation, mask, action) of the first shipped 2-player agent (kept as
@@ -168,7 +168,7 @@ def test_a_fresh_learner_does_not_exploit_the_shipped_agent(tmp_path):
     rate, on the batched vector environment) trains for 20 minutes of wall clock on whole
     games against the frozen shipped agent, then plays 1,000 duplicate games against it;
     the upper bound of its game win rate's 95% interval stays below 55%. About 22 minutes."""
-    from training import train as T
+    from training.cli import train as T
 
     argv = ["--opponents", "ppo:1", "--episode", "game", "--minutes", "20", "--seed", "7", "--no-progress"]
     argv += ["--learning-rate", "1e-4", "--ent-coef", "0.01"]

@@ -22,7 +22,7 @@ import agents  # noqa: E402
 import yaniv_env  # noqa: E402, F401
 from agents import checkpoint, trained  # noqa: E402
 from training import callbacks, config  # noqa: E402
-from training import train as T  # noqa: E402
+from training.cli import train as T  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
 
 TINY = [
@@ -121,7 +121,7 @@ def test_loaded_agent_plays_and_matches_predict(model_path, checkpoint_path):
 
 
 def test_loaded_agent_in_the_harness(model_path):
-    evaluate = pytest.importorskip("training.evaluate").evaluate
+    evaluate = pytest.importorskip("agents.evaluation").evaluate
     res = evaluate([str(model_path), "random"], games=4, episode="round", seed=0)
     assert res[model_path.stem].games == 4
 
@@ -322,24 +322,27 @@ def test_opponent_sampler_draws_per_episode():
 
 def test_hand_shaping_is_potential_based():
     """With gamma = 1 the shaping terms telescope: over an episode they add -Φ(s_0)."""
-    from training.league import HandShaping, OpponentSampler
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.envs import VecHandShaping
+    from training.league import OpponentSampler
 
     base = gymnasium.make("yaniv_env/Yaniv-v0", episode="round").unwrapped
-    env = HandShaping(OpponentSampler(base, [("greedy", 1.0)], seed=0), coef=2.0, gamma=1.0)
+    env = VecHandShaping(DummyVecEnv([lambda: OpponentSampler(base, [("greedy", 1.0)], seed=0)]), coef=2.0, gamma=1.0)
     rng = np.random.default_rng(0)
     for episode in range(5):
-        obs, _ = env.reset(seed=episode)
-        phi0 = env.potential(obs)
+        env.seed(episode)
+        phi0 = env.potential(env.reset())[0]
         assert phi0 < 0
         shaped = unshaped = 0.0
         done = False
         while not done:
-            a = int(rng.choice(np.flatnonzero(env.action_masks())))
-            obs, r, term, trunc, info = env.step(a)
-            shaped += r
-            unshaped += info["unshaped_reward"]
-            done = term or trunc
-        assert shaped == pytest.approx(unshaped - phi0)
+            a = int(rng.choice(np.flatnonzero(env.env_method("action_masks")[0])))
+            _, r, dones, infos = env.step(np.array([a]))
+            shaped += float(r[0])
+            unshaped += infos[0]["unshaped_reward"]
+            done = bool(dones[0])
+        assert shaped == pytest.approx(unshaped - phi0, abs=1e-4)
 
 
 def test_house_rules_from_set_train_save_and_load(tmp_path, capsys):

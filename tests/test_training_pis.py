@@ -22,7 +22,7 @@ import yaniv_env  # noqa: E402
 from agents import trained  # noqa: E402
 from agents.play_format import read_play_file  # noqa: E402
 from training import config  # noqa: E402
-from training import train as T  # noqa: E402
+from training.cli import train as T  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
 from yaniv_env import pis_yedili  # noqa: E402
 
@@ -83,7 +83,7 @@ def test_resume_continues_the_pis_run(run_dir, tmp_path):
 
 
 def test_loaded_pis_agent_plays_and_is_evaluated(model_path):
-    from training.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     bot = agents.load(str(model_path), seed=0)
     assert bot.game.name == "pis_yedili" and bot.timesteps == 256
@@ -125,7 +125,7 @@ def test_pis_checkpoint_is_refused_as_yaniv(model_path, run_dir, tmp_path):
     with pytest.raises(ValueError, match="trained for Pis Yedili rules 'standard' .* plays another game"):
         bot.act(obs, env.action_masks())
     # a Pis Yedili run cannot be resumed as Yaniv, nor fed to Yaniv evaluation
-    from training.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     with pytest.raises(ValueError, match="trained for Pis Yedili"):
         evaluate([path, "random"], num_players=3, games=3)
@@ -176,13 +176,13 @@ def test_new_yaniv_checkpoints_name_their_game():
 
 def test_game_defaults_and_refusals(tmp_path, capsys):
     args, given = T.parse_args(["--game", "pis_yedili", "--opponents", "pis_heuristic"])
-    args = T.apply_game_defaults(args, given)
+    args = config.apply_game_defaults(args, given)
     assert args.opponents == "pis_heuristic"  # given: kept
     assert (args.episode, args.pretrain, args.action_features) == ("deal", "pis_heuristic", False)
     assert args.final_eval_opponents == "pis_random,pis_heuristic"
     # without a command line: options left at the Yaniv default take the game's
-    assert T.apply_game_defaults(T.Args(game="pis_yedili"), set()).episode == "deal"
-    assert T.apply_game_defaults(T.Args(), set()) == T.Args()
+    assert config.apply_game_defaults(T.Args(game="pis_yedili"), set()).episode == "deal"
+    assert config.apply_game_defaults(T.Args(), set()) == T.Args()
     assert "[pis_yedili: pis_random:1,pis_heuristic:2]" in " ".join(config.build_parser(T.Args).format_help().split())
     refusals = {
         ("--rules", "seven"): "unknown Pis Yedili rules preset 'seven'",
@@ -202,20 +202,26 @@ def test_game_defaults_and_refusals(tmp_path, capsys):
 
 def test_hand_shaping_counts_pis_penalty_points():
     """The potential is minus the hand's penalty points / 100 and telescopes over an episode."""
-    from training.league import HandShaping, OpponentSampler
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.envs import VecHandShaping
+    from training.league import OpponentSampler
     from yaniv_env.pis_yedili.engine import hand_value
 
     base = gymnasium.make("yaniv_env/PisYedili-v0", episode="deal").unwrapped
-    env = HandShaping(OpponentSampler(base, [("pis_heuristic", 1.0)], seed=0), coef=2.0, gamma=1.0)
+    sampler = OpponentSampler(base, [("pis_heuristic", 1.0)], seed=0)
+    env = VecHandShaping(DummyVecEnv([lambda: sampler]), coef=2.0, gamma=1.0)
     rng = np.random.default_rng(0)
     for episode in range(3):
-        obs, _ = env.reset(seed=episode)
+        env.seed(episode)
+        obs = env.reset()
         hand = base.aec.game.hands[base.seat]
-        assert env.potential(obs) == pytest.approx(-2.0 * hand_value(hand, base.rules) / 100)
-        phi0, shaped, unshaped, done = env.potential(obs), 0.0, 0.0, False
+        phi0, shaped, unshaped, done = env.potential(obs)[0], 0.0, 0.0, False
+        assert phi0 == pytest.approx(-2.0 * hand_value(hand, base.rules) / 100)
         while not done:
-            obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-            shaped += r
-            unshaped += info["unshaped_reward"]
-            done = term or trunc
-        assert shaped == pytest.approx(unshaped - phi0)
+            a = int(rng.choice(np.flatnonzero(sampler.action_masks())))
+            _, r, dones, infos = env.step(np.array([a]))
+            shaped += float(r[0])
+            unshaped += infos[0]["unshaped_reward"]
+            done = bool(dones[0])
+        assert shaped == pytest.approx(unshaped - phi0, abs=1e-4)

@@ -5,7 +5,6 @@ refuses what the batched engine cannot play (the self-play league: tests/test_le
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +17,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 from agents.advice import AdviceWrapper  # noqa: E402
 from agents.batched import batched  # noqa: E402
-from training import config  # noqa: E402
-from training import train as T  # noqa: E402
-from training.envs import VecAdvice, VecHandShaping, vec_env_kind  # noqa: E402
-from training.league import HandShaping  # noqa: E402
+from training.cli import train as T  # noqa: E402
+from training.envs import VecAdvice, VecHandShaping  # noqa: E402
+from training.plan import make_plan  # noqa: E402
 from yaniv_env.gym_env import YanivGymEnv  # noqa: E402
 from yaniv_env.vector.envs import LearnerGames, YanivVecEnv  # noqa: E402
 
@@ -29,17 +27,13 @@ from yaniv_env.vector.envs import LearnerGames, YanivVecEnv  # noqa: E402
 @pytest.mark.parametrize(("preset", "n", "opponent"), [("standard", 2, "heuristic"), ("seven", 3, "greedy")])
 def test_vec_wrappers_match_single_env_wrappers(preset, n, opponent):
     """Shaped rewards, advised observations and episode ends: the batched stack equals a
-    DummyVecEnv of YanivGymEnv + HandShaping + AdviceWrapper seeded alike, move by move."""
+    DummyVecEnv of YanivGymEnv + AdviceWrapper seeded alike under the same shaping, move by move."""
     kw = dict(num_players=n, opponents=[opponent], learner_seat="random", episode="round", turn_limit=40)
     B, seed = 3, 11
     vec = YanivVecEnv(preset, B, **kw)
     vec = VecAdvice(VecHandShaping(vec, coef=1.0, gamma=0.9), "heuristic", seed=0)
-    ref = DummyVecEnv(
-        [
-            lambda: AdviceWrapper(HandShaping(YanivGymEnv(preset, **kw), coef=1.0, gamma=0.9), "heuristic", seed=0)
-            for _ in range(B)
-        ]
-    )
+    ref = DummyVecEnv([lambda: AdviceWrapper(YanivGymEnv(preset, **kw), "heuristic", seed=0) for _ in range(B)])
+    ref = VecHandShaping(ref, coef=1.0, gamma=0.9)
     vec.seed(seed)
     ref.seed(seed)
     obs, expected = vec.reset(), ref.reset()
@@ -79,19 +73,18 @@ def test_opponent_mix_is_drawn_per_episode_and_reproducible():
         LearnerGames("standard", 2, opponent_mix=[("greedy", 0.0)])
 
 
-def test_vec_env_kind_auto_and_refusals():
-    args = T.Args()
-    rules = config.game_rules(args)
-    assert vec_env_kind(args, rules) == "batched"
-    league = dataclasses.replace(args, league=True)  # the pool acts in batch too
-    assert vec_env_kind(league, rules) == "batched"
-    assert vec_env_kind(dataclasses.replace(league, vec_env="dummy"), rules) == "dummy"
-    house = dataclasses.replace(args, set=["run_pickup=top", "set_jokers=any"])
-    assert vec_env_kind(house, config.game_rules(house)) == "batched"
-    pis = dataclasses.replace(args, game="pis_yedili", vec_env="batched")
+def test_vec_env_kind_auto_and_refusals(tmp_path):
+    def plan(*argv):
+        return make_plan(*T.parse_args([*argv, "--output-dir", str(tmp_path), "--pretrain", "none"]))
+
+    assert plan().kind == "batched"
+    assert plan("--league").kind == "batched"  # the pool acts in batch too
+    assert plan("--league", "--vec-env", "dummy").kind == "dummy"
+    assert plan("--set", "run_pickup=top", "--set", "set_jokers=any").kind == "batched"
+    assert plan("--game", "pis_yedili").kind == "dummy"
     with pytest.raises(ValueError, match="--vec-env batched: the batched engine plays Yaniv"):
-        vec_env_kind(pis, rules)
-    assert vec_env_kind(dataclasses.replace(args, vec_env="subproc"), rules) == "subproc"
+        plan("--game", "pis_yedili", "--vec-env", "batched")
+    assert plan("--vec-env", "subproc").kind == "subproc"
 
 
 def test_tiny_batched_run_trains_resumes_and_evaluates(tmp_path: Path, capsys):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import agents
-from training.evaluate import evaluate, game_replay
+from agents.evaluation import evaluate, game_replay
 from yaniv_env import raw_env, replay
 from yaniv_env.engine import JOKER, hand_value
 from yaniv_env.web import pages, viewer
@@ -158,7 +158,7 @@ def test_game_of_an_evaluation_is_played_again_exactly():
 
 
 def test_yaniv_eval_record_game_writes_page_and_file(tmp_path, capsys):
-    from training.evaluate import main
+    from training.cli.eval import main
 
     html, js = tmp_path / "g.html", tmp_path / "g.json"
     argv = ["--agents", "heuristic,random", "--games", "4", "--quiet", "--record-game", "3"]

@@ -1,1 +1,2 @@
-"""Training and evaluation of Yaniv agents (``yaniv train``, ``yaniv eval``)."""
+"""Training of Yaniv and Pis Yedili agents (``yaniv train``, ``yaniv train-rllib``) and the
+``yaniv`` command line (:mod:`training.cli`); evaluation is :mod:`agents.evaluation`."""

@@ -1,9 +1,9 @@
-"""Configuration of ``yaniv train``: the command line built from :class:`training.train.Args`
-(one option per field, its docstring as the help), the per-game defaults, ``--resume`` and
-the checks that refuse bad arguments before anything is written.
+"""The command line of ``yaniv train`` built from :class:`training.args.Args` (one option per
+field, its docstring as the help), the per-game defaults and ``--resume``'s arguments.
+:mod:`training.plan` checks the result and resolves it into a plan.
 
-Functions take the arguments object and use ``type(args)`` for the dataclass, so that this
-module does not import the script.
+Functions take the arguments object and use ``type(args)`` for the dataclass, so that
+``yaniv train-rllib`` builds its own command line from its own fields.
 """
 
 from __future__ import annotations
@@ -13,9 +13,13 @@ import ast
 import dataclasses
 import inspect
 import sys
-import time
 import typing
 from pathlib import Path
+
+from agents.trained import checkpoint_game, read_metadata
+from training.args import GAME_DEFAULTS, RESUME_OVERRIDES
+from training.league import agent_available
+from yaniv_env.games import game_of, get_game
 
 
 def teacher_options(args) -> dict:
@@ -31,63 +35,6 @@ def teacher_options(args) -> dict:
         except (ValueError, SyntaxError):
             options[key.strip()] = value.strip()
     return options
-
-
-#: Teachers whose searched decisions come with their candidates' rollout values.
-SOFT_TARGET_TEACHERS = ("search_fast",)
-
-#: Defaults that depend on the game: with ``--game pis_yedili`` these replace the (Yaniv)
-#: defaults of :class:`training.train.Args` for every option not given. Everything else means the same in
-#: both games (``--shaping`` counts Pis Yedili penalty points).
-GAME_DEFAULTS: dict[str, dict[str, object]] = {
-    "pis_yedili": {
-        "opponents": "pis_random:1,pis_heuristic:2",
-        "episode": "deal",
-        "pretrain": "pis_heuristic",
-        "pretrain_samples": 60_000,
-        "pretrain_epochs": 4,
-        "advice": "",
-        "learning_rate": 1e-4,
-        "ent_coef": 0.01,
-        "action_features": False,
-        "eval_opponents": "pis_random,pis_heuristic",
-        "final_eval_opponents": "pis_random,pis_heuristic",
-    },
-}
-
-#: Defaults of a plain policy trained from scratch (``--advice none --pretrain none``, a new
-#: run) for the options not given: the advised recipe's learning rate and entropy bonus keep a
-#: policy near its advisor and leave a policy without one all but still
-#: (``docs/experiments/2026-11-26-learning.md``).
-SCRATCH_DEFAULTS: dict[str, object] = {"learning_rate": 3e-4, "ent_coef": 0.01}
-
-#: ``--vec-env`` choices (:mod:`training.envs`).
-VEC_ENVS = ("auto", "batched", "dummy", "subproc")
-
-# Options that may differ when resuming; everything else must stay as trained.
-RESUME_OVERRIDES = {
-    "minutes",
-    "total_timesteps",
-    "progress",
-    "n_envs",
-    "vec_env",
-    "torch_threads",
-    "eval_every",
-    "eval_games",
-    "eval_opponents",
-    "checkpoint_every",
-    "final_eval_games",
-    "final_eval_opponents",
-    "final_eval_episode",
-    "device",
-    "resume",
-}
-
-DEFAULT_TIMESTEPS = 1_000_000
-
-
-class ConfigError(ValueError):
-    """Bad arguments or an unusable run directory / checkpoint (reported without a traceback)."""
 
 
 def field_docs(cls) -> dict[str, str]:
@@ -176,9 +123,6 @@ def apply_game_defaults(args, given: set[str]):
 def filter_available(mix: list[tuple[str, float]], rules, what: str, strict: bool) -> list[tuple[str, float]]:
     """The agents of ``mix`` available under ``rules``; the others are refused (``strict``) or
     left out with a warning."""
-    from training.league import agent_available
-    from yaniv_env.games import game_of
-
     kept = []
     for name, w in mix:
         why = agent_available(name, rules)
@@ -207,8 +151,6 @@ def net_arch(spec: str) -> list[int]:
 def resume_args(args, given: set[str]) -> tuple:
     """The arguments of the run in ``args.resume`` with the overrides allowed on resume, its
     directory and its checkpoint's metadata."""
-    from agents.trained import checkpoint_game, read_metadata
-
     run_dir = Path(args.resume)
     ckpt = run_dir / "checkpoints" / "latest.zip"
     if not ckpt.is_file():
@@ -231,112 +173,4 @@ def resume_args(args, given: set[str]) -> tuple:
 def game_rules(args):
     """The rules ``args`` train for: the preset ``--rules`` for ``--num-players``, with the
     ``--set`` options on top."""
-    from yaniv_env.games import get_game
-
     return get_game(args.game).get_rules(args.rules, args.num_players).with_options(args.set)
-
-
-def validate(args, given: set[str]):
-    """Resolve ``--resume``, check the arguments; returns (args, run_dir, rules, meta, mix, eval_mix)."""
-    from agents.trained import check_metadata
-    from training.league import agent_available, parse_mix
-    from yaniv_env.games import get_game
-
-    meta = None
-    if args.resume:
-        args, run_dir, meta = resume_args(args, given)
-        game = get_game(args.game)
-        rules = check_metadata(meta, game=game.name)
-    else:
-        game = get_game(args.game)
-        args = apply_game_defaults(args, given)
-        rules = game_rules(args)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        prefix = "" if game.name == "yaniv" else f"{game.name}_"
-        run_dir = Path(args.output_dir) / (args.run_name or f"{prefix}{args.rules}__{args.seed}__{stamp}")
-        if (run_dir / "checkpoints" / "latest.zip").exists():
-            raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-name")
-    choices = {
-        "episode": (game.part, "game"),
-        "final_eval_episode": (game.part, "game"),
-        "eval_episode": (None, game.part, "game"),
-        "vec_env": VEC_ENVS,
-        "activation": ("relu", "tanh"),
-        "reward": game.reward_schemes,
-    }
-    for name, allowed in choices.items():
-        if getattr(args, name) not in allowed:
-            raise ValueError(
-                f"--{name.replace('_', '-')} must be one of {allowed} for {game.title}, got {getattr(args, name)!r}"
-            )
-    if args.action_features and game.name != "yaniv":
-        raise ValueError(
-            f"--action-features scores actions by their Yaniv cards (agents.trained.ActionFeaturePolicy); "
-            f"{game.title} actions play one card each and use the plain MLP head: drop --action-features"
-        )
-    if args.score_features and not args.action_features:
-        raise ValueError(
-            "--score-features extends the action-feature networks (agents.networks.ScoreFeatures): "
-            "it needs --action-features (Yaniv)"
-        )
-    if args.learner_seat != "random" and not (
-        args.learner_seat.isdigit() and int(args.learner_seat) < rules.num_players
-    ):
-        raise ValueError(f"--learner-seat must be 'random' or a seat 0..{rules.num_players - 1}")
-    positive = ["n_steps", "batch_size", "n_epochs", "league_size", "gate_games"]
-    for name in positive:
-        if getattr(args, name) <= 0:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
-    if args.league and args.snapshot_every <= 0:
-        raise ValueError("--snapshot-every must be positive with --league")
-    if args.minutes is not None and args.minutes <= 0:
-        raise ValueError("--minutes must be positive")
-    net_arch(args.net_arch)
-    from training.envs import vec_env_kind
-
-    vec_env_kind(args, rules)  # --vec-env batched where it cannot run: refused here
-    default_mix = GAME_DEFAULTS.get(game.name, {}).get("opponents", type(args).opponents)
-    strict = "opponents" in given or args.opponents != default_mix
-    mix = filter_available(parse_mix(args.opponents), rules, "opponents", strict)
-    if args.pretrain.lower() in ("", "none"):
-        args.pretrain = ""
-    elif meta is None:
-        why = agent_available(args.pretrain, rules)
-        if why:
-            raise ValueError(f"--pretrain: agent {args.pretrain!r} is not available for {game.title} ({why})")
-        if args.pretrain_samples <= 0 or args.pretrain_epochs <= 0:
-            raise ValueError("--pretrain-samples and --pretrain-epochs must be positive")
-        if args.dagger_rounds < 0:
-            raise ValueError("--dagger-rounds must be at least 0")
-        if args.dagger_rounds and (args.dagger_samples <= 0 or args.dagger_epochs <= 0):
-            raise ValueError("--dagger-samples and --dagger-epochs must be positive with --dagger-rounds")
-        if args.pretrain_departure_weight <= 0:
-            raise ValueError("--pretrain-departure-weight must be positive")
-        if args.pretrain_temperature < 0:
-            raise ValueError("--pretrain-temperature must be at least 0 (0: the teacher's moves as targets)")
-        if args.pretrain_temperature > 0 and args.pretrain not in SOFT_TARGET_TEACHERS:
-            raise ValueError(
-                f"--pretrain-temperature needs a teacher that reports its rollout values "
-                f"({', '.join(SOFT_TARGET_TEACHERS)}), not {args.pretrain!r}"
-            )
-        if args.pretrain_option:
-            import agents
-
-            try:  # an option the teacher does not take is refused now, not after the compile
-                agents.make(args.pretrain, seed=0, rules=rules, **teacher_options(args))
-            except TypeError as e:
-                raise ValueError(f"--pretrain-option: {e}") from None
-    if args.advice.lower() in ("", "none"):
-        args.advice = ""
-    else:
-        why = agent_available(args.advice, rules)
-        if why:
-            raise ValueError(f"--advice: agent {args.advice!r} is not available ({why})")
-    if meta is None and not args.advice and not args.pretrain:
-        for name, value in SCRATCH_DEFAULTS.items():
-            if name not in given and getattr(args, name) == getattr(type(args), name):
-                setattr(args, name, value)
-    eval_mix = []
-    if args.eval_every:
-        eval_mix = filter_available(parse_mix(args.eval_opponents), rules, "eval opponents", False)
-    return args, run_dir, rules, meta, mix, eval_mix

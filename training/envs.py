@@ -1,103 +1,100 @@
 """Environment factories of ``yaniv train``: the training environments and the vectorised
 evaluation environments of the league gate.
 
-The training environments come in two kinds (``--vec-env``), with the same games, rewards
-and wrappers in the same order (opponents drawn per episode from the mix, monitor, hand
-shaping, advice):
+The training environments come in two kinds (``--vec-env``), with the same games and
+rewards (opponents drawn per episode from the mix, monitor, advice, and hand shaping on top
+of them all, :class:`VecHandShaping`, one implementation for both kinds):
 
 * ``batched``: :class:`yaniv_env.vector.envs.YanivVecEnv`, B games stepped together on the
   batched engine with the opponents acting in batch, under the SB3 wrappers
   :class:`VecOpponentPool` (``--league``: the self-play pool, each member acting in batch),
   ``VecMonitor``, :class:`VecHandShaping` and :class:`VecAdvice` (Yaniv only);
 * ``dummy`` / ``subproc``: one :class:`yaniv_env.gym_env.YanivGymEnv` per environment
-  under :class:`training.league.OpponentSampler`, ``Monitor``, :class:`HandShaping` and
-  :class:`agents.advice.AdviceWrapper`, in SB3's ``DummyVecEnv`` or ``SubprocVecEnv``.
+  under :class:`training.league.OpponentSampler`, ``Monitor`` and
+  :class:`agents.advice.AdviceWrapper`, in SB3's ``DummyVecEnv`` or ``SubprocVecEnv``, under
+  :class:`VecHandShaping`.
 
-``auto`` (the default) is ``batched`` where it can run (:func:`batched_unavailable`),
-else ``dummy``.
+``auto`` (the default) is ``batched`` where it can run (:func:`training.plan.vec_env_kind`),
+else ``dummy``. Everything is built from an :class:`EnvSpec`, the values :mod:`training.plan`
+resolved.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
-from training.config import game_rules
-
-if TYPE_CHECKING:
-    from training.train import Args
-
-
-def _learner_seat(spec: str) -> str | int:
-    return spec if spec == "random" else int(spec)
+from agents.advice import AdviceWrapper, make_advisor
+from agents.batched import batched
+from training.league import OpponentSampler, load_snapshot, refresh_pool
+from yaniv_env.games import game_of, get_game
+from yaniv_env.rules import Rules
 
 
-def batched_unavailable(args: Args, rules) -> str | None:
-    """Why ``--vec-env batched`` cannot train this run (``None``: it can)."""
-    if args.game != "yaniv":
-        return f"the batched engine plays Yaniv, not {args.game}"
-    return None
+@dataclass(frozen=True)
+class EnvSpec:
+    """What a training environment is: the game, its rules and reward, the wrappers' settings
+    and the opponent mix (from :func:`training.plan.make_plan`)."""
+
+    game: str
+    rules: Rules
+    """The run's rules (as its checkpoints record them: without the environment's turn limit)."""
+    learner_seat: str | int
+    episode: str
+    reward: str
+    turn_limit: int | None
+    shaping: float
+    gamma: float
+    advice: str
+    mix: tuple[tuple[str, float], ...]
+    league: bool
+    league_prob: float
+    league_deterministic: bool
+    gate_episode: str
+    """The episode of the league gate's environments."""
 
 
-def vec_env_kind(args: Args, rules) -> str:
-    """The kind of training environment ``args.vec_env`` stands for (``auto`` resolved);
-    ``ValueError`` when ``batched`` is asked for and cannot run."""
-    if args.vec_env in ("auto", "batched"):
-        why = batched_unavailable(args, rules)
-        if why is None:
-            return "batched"
-        if args.vec_env == "batched":
-            raise ValueError(f"--vec-env batched: {why}")
-        return "dummy"
-    return args.vec_env
-
-
-def make_train_venv(args: Args, seed: int, mix, n_envs: int, monitor_prefix: str | None, kind: str):
-    """The training VecEnv of ``kind`` (:func:`vec_env_kind`): ``n_envs`` environments
-    seeded from ``seed``, with a monitor file per environment (one for the batch) named
-    from ``monitor_prefix`` (``None``: no monitor)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
-
+def make_train_venv(spec: EnvSpec, seed: int, n_envs: int, monitor_prefix: str | None, kind: str, advice_seed: int):
+    """The training VecEnv of ``kind`` (``batched``, ``dummy`` or ``subproc``): ``n_envs``
+    environments seeded from ``seed`` (environment ``i``: ``seed + i``), the advisor from
+    ``advice_seed``, with a monitor file per environment (one for the batch) named from
+    ``monitor_prefix`` (``None``: no monitor)."""
     if kind != "batched":
         subprocess = kind == "subproc" and n_envs > 1
         paths = [None if monitor_prefix is None else f"{monitor_prefix}_{i:02d}" for i in range(n_envs)]
-        fns = [make_env(args, i, seed, paths[i], mix, subprocess) for i in range(n_envs)]
-        return SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
-    from yaniv_env.vector.envs import YanivVecEnv
+        fns = [make_env(spec, i, seed, paths[i], advice_seed, subprocess) for i in range(n_envs)]
+        venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
+        return VecHandShaping(venv, coef=spec.shaping, gamma=spec.gamma) if spec.shaping else venv
+    from yaniv_env.vector.envs import YanivVecEnv  # loads Numba: only for the batched engine
 
     venv = YanivVecEnv(
-        game_rules(args),
+        spec.rules,
         n_envs,
-        num_players=args.num_players,
-        opponent_mix=mix,
-        learner_seat=_learner_seat(args.learner_seat),
-        episode=args.episode,
-        reward=args.reward,
-        turn_limit=args.turn_limit,
+        num_players=spec.rules.num_players,
+        opponent_mix=list(spec.mix),
+        learner_seat=spec.learner_seat,
+        episode=spec.episode,
+        reward=spec.reward,
+        turn_limit=spec.turn_limit,
     )
     venv.seed(seed)
-    if args.league:
+    if spec.league:
         venv = VecOpponentPool(
-            venv, args.league_prob, seed=seed, pool_deterministic=args.league_deterministic, pool_rules=game_rules(args)
+            venv, spec.league_prob, seed=seed, pool_deterministic=spec.league_deterministic, pool_rules=spec.rules
         )
     if monitor_prefix is not None:
         venv = VecMonitor(venv, f"{monitor_prefix}_batched", info_keywords=("opponent",))
-    if args.shaping:
-        venv = VecHandShaping(venv, coef=args.shaping, gamma=args.gamma)
-    if args.advice:
-        venv = VecAdvice(venv, args.advice, seed=seed + 3)
+    if spec.shaping:
+        venv = VecHandShaping(venv, coef=spec.shaping, gamma=spec.gamma)
+    if spec.advice:
+        venv = VecAdvice(venv, spec.advice, seed=advice_seed)
     return venv
 
 
-def _vec_env_wrapper():
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    return VecEnvWrapper
-
-
-class VecOpponentPool(_vec_env_wrapper()):
+class VecOpponentPool(VecEnvWrapper):
     """The self-play pool of :class:`training.league.OpponentSampler` for a
     :class:`yaniv_env.vector.envs.YanivVecEnv` (wrapped directly; the baselines are the
     environment's ``opponent_mix``; ``pool_rules`` as :class:`training.league.OpponentSampler`'s).
@@ -140,8 +137,6 @@ class VecOpponentPool(_vec_env_wrapper()):
 
     def set_pool(self, paths: list[str]) -> int:
         """Replace the pool by these checkpoints (already loaded ones are kept); returns its size."""
-        from agents.batched import batched
-        from training.league import load_snapshot, refresh_pool
 
         def load(path):
             return batched(load_snapshot(path, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads))
@@ -163,15 +158,22 @@ class VecOpponentPool(_vec_env_wrapper()):
         return self.venv.step_wait()
 
 
-class VecHandShaping(_vec_env_wrapper()):
-    """:class:`training.league.HandShaping` for a whole VecEnv: each step adds
-    ``γ·Φ(s') - Φ(s)`` with ``Φ = -coef · hand total / 100`` (``Φ = 0`` at an episode's end;
-    the next episode starts from the potential of its first observation)."""
+class VecHandShaping(VecEnvWrapper):
+    """Potential-based reward shaping (Ng et al., 1999) with ``Φ(s) = -coef · hand total / 100``,
+    for every kind of training environment.
+
+    The hand total is what the game scores a hand at (:meth:`yaniv_env.games.Game.card_values`):
+    Yaniv card values, or Pis Yedili penalty points (J 25, 7 20, A 15, ...). Each step adds
+    ``γ·Φ(s') - Φ(s)`` (``Φ = 0`` at an episode's end; the next episode starts from the
+    potential of its first observation), so throwing points is rewarded at once and taking
+    cards penalised at once, while the sum over an episode telescopes to ``-Φ(s_0)``, the
+    same for every policy: the optimal policy is unchanged. It sits outside the monitors, so
+    that the logs keep the environment's own reward; ``info["unshaped_reward"]`` has it too.
+    The hand is read from the observation's ``hand`` piece, so an advice column appended
+    after it changes nothing."""
 
     def __init__(self, venv, coef: float = 1.0, gamma: float = 0.995):
         super().__init__(venv)
-        from yaniv_env.games import game_of
-
         rules = venv.get_attr("rules")[0]
         game = game_of(rules)
         self._hand = game.observation_layout(rules).pieces["hand"].slice
@@ -193,19 +195,18 @@ class VecHandShaping(_vec_env_wrapper()):
         phi = self.potential(obs)  # after an end: the next episode's first observation
         shaped = rewards + self.gamma * np.where(dones, 0.0, phi) - self._phi
         self._phi = phi
+        for info, reward in zip(infos, rewards, strict=True):
+            info["unshaped_reward"] = float(reward)
         return obs, shaped.astype(np.float32), dones, infos
 
 
-class VecAdvice(_vec_env_wrapper()):
+class VecAdvice(VecEnvWrapper):
     """:class:`agents.advice.AdviceWrapper` for a whole VecEnv: the advisor's move for each
     learner, from its batched version, appended to every observation (0 on a terminal
     observation, where nothing is legal)."""
 
     def __init__(self, venv, advisor: str, seed: int | None = None):
         from gymnasium import spaces
-
-        from agents.advice import make_advisor
-        from agents.batched import batched
 
         box = venv.observation_space
         n = venv.action_space.n
@@ -235,79 +236,69 @@ class VecAdvice(_vec_env_wrapper()):
         return self._advise(obs), rewards, dones, infos
 
 
-def make_env(args: Args, rank: int, seed: int, monitor_path: str | None, mix, subprocess: bool = False):
-    """A thunk building one training environment (for the VecEnv)."""
+def make_env(spec: EnvSpec, rank: int, seed: int, monitor_path: str | None, advice_seed: int, subprocess: bool):
+    """A thunk building training environment ``rank`` (for the VecEnv)."""
 
     def thunk():
         import gymnasium
         from stable_baselines3.common.monitor import Monitor
 
         import yaniv_env  # noqa: F401  (registers the environments)
-        from agents.advice import AdviceWrapper
-        from training.league import HandShaping, OpponentSampler
-        from yaniv_env.games import get_game
 
         threads = None
         if subprocess:
             threads = 1
-            if args.league:
+            if spec.league:
                 import torch
 
                 torch.set_num_threads(1)
         env = gymnasium.make(
-            get_game(args.game).env_id,
-            rules=game_rules(args),
-            num_players=args.num_players,
-            learner_seat=_learner_seat(args.learner_seat),
-            episode=args.episode,
-            reward=args.reward,
-            turn_limit=args.turn_limit,
+            get_game(spec.game).env_id,
+            rules=spec.rules,
+            num_players=spec.rules.num_players,
+            learner_seat=spec.learner_seat,
+            episode=spec.episode,
+            reward=spec.reward,
+            turn_limit=spec.turn_limit,
             disable_env_checker=True,
         ).unwrapped
         env = OpponentSampler(
             env,
-            mix,
+            list(spec.mix),
             seed=seed + rank,
-            league_prob=args.league_prob if args.league else 0.0,
-            pool_deterministic=args.league_deterministic,
+            league_prob=spec.league_prob if spec.league else 0.0,
+            pool_deterministic=spec.league_deterministic,
             torch_threads=threads,
-            pool_rules=game_rules(args),
+            pool_rules=spec.rules,
         )
         if monitor_path is not None:
             env = Monitor(env, monitor_path, info_keywords=("opponent",))
-        if args.shaping:
-            env = HandShaping(env, coef=args.shaping, gamma=args.gamma)
-        if args.advice:
-            env = AdviceWrapper(env, args.advice, seed=seed + 7 * rank + 3)
+        if spec.advice:
+            env = AdviceWrapper(env, spec.advice, seed=advice_seed + rank)
         return env
 
     return thunk
 
 
-def make_eval_env(args: Args, opponent, n: int, seed: int):
+def make_eval_env(spec: EnvSpec, opponent, n: int, seed: int):
     """A DummyVecEnv of ``n`` environments against one opponent (a name or a policy),
-    rewarding placement only."""
+    rewarding placement only (the league gate)."""
     import gymnasium
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from agents.advice import AdviceWrapper
-    from training.league import OpponentSampler
-    from yaniv_env.games import get_game
 
     def thunk(i):
         def make():
             env = gymnasium.make(
-                get_game(args.game).env_id,
-                rules=game_rules(args),
-                num_players=args.num_players,
+                get_game(spec.game).env_id,
+                rules=spec.rules,
+                num_players=spec.rules.num_players,
                 learner_seat="random",
-                episode=args.eval_episode or args.episode,
+                episode=spec.gate_episode,
                 reward="outcome",
-                turn_limit=args.turn_limit,
+                turn_limit=spec.turn_limit,
                 disable_env_checker=True,
             ).unwrapped
             env = OpponentSampler(env, [(opponent, 1.0)], seed=seed + i)
-            return AdviceWrapper(env, args.advice, seed=seed + i) if args.advice else env
+            return AdviceWrapper(env, spec.advice, seed=seed + i) if spec.advice else env
 
         return make
 
@@ -316,7 +307,7 @@ def make_eval_env(args: Args, opponent, n: int, seed: int):
     return venv
 
 
-def evaluate_against(model, args: Args, venv, games: int, seed: int) -> dict:
+def evaluate_against(model, venv, games: int, seed: int) -> dict:
     """Mean placement reward (+1 first, -1 last) and first-place rate over ``games`` episodes."""
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
 

@@ -18,35 +18,32 @@ import math
 import time
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from training.config import ConfigError, teacher_options
-from training.envs import make_train_venv, vec_env_kind
-from training.progress import progress_bar
+from agents.batched import batched
+from agents.evaluation.progress import progress_bar
+from agents.trained import action_fingerprint, atomic_write_bytes, observation_fingerprint, rules_to_dict
+from training.args import ConfigError
+from training.config import teacher_options
+from training.envs import make_train_venv
+from training.plan import Plan
 from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
 
-if TYPE_CHECKING:
-    from training.train import Args
 
-
-def collect_demonstrations(args: Args, rules, mix, seed: int, samples: int | None = None, student=None) -> dict:
+def collect_demonstrations(plan: Plan, seed: int, samples: int | None = None, student=None) -> dict:
     """The --pretrain agent plays the learner's seat in training environments (same
     opponents, reward and shaping) for about ``samples`` (--pretrain-samples) decisions:
     the observations, masks and moves of its finished episodes, with their discounted
     returns and episode numbers. With a ``student`` (``(observations, masks) -> actions``)
     the student's moves are played and the teacher's are recorded (DAgger); the returns
-    are then the student's."""
-    from agents.batched import batched
-
+    are then the student's. ``seed`` seeds the environments, the teacher and the advisor."""
+    args = plan.args
     t0 = time.time()
-    kind = vec_env_kind(args, rules)
-    # the batched engine steps many games for the price of one; the Gym wrappers fewer
-    n_envs = max(1, min(args.n_envs or 1, 64 if kind == "batched" else 16))
-    venv = make_train_venv(args, seed + 7919, mix, n_envs, None, kind)
-    venv.seed(seed + 7919)
-    teacher = batched(args.pretrain, seed=seed, rules=rules, **teacher_options(args))
+    n_envs = plan.collect_envs
+    venv = make_train_venv(plan.env, seed, n_envs, None, plan.kind, advice_seed=seed)
+    venv.seed(seed)
+    teacher = batched(args.pretrain, seed=seed, rules=plan.rules, **teacher_options(args))
     want = args.pretrain_samples if samples is None else samples
     # one row per decision, in the order taken; the episodes still open when the budget is
     # reached are dropped, so the rows are kept until then (no fixed-size buffer: with many
@@ -72,10 +69,7 @@ def collect_demonstrations(args: Args, rules, mix, seed: int, samples: int | Non
         seen = obs[:, :-1] if args.advice else obs  # the teacher sees the environment's observation
         actions = teacher.act_batch(seen, masks)
         if searching:
-            cand_act = np.full((n_envs, width), -1, dtype=np.int16)
-            cand_value = np.zeros((n_envs, width), dtype=np.float32)
-            for i, (acts, values) in teacher.searched_values.items():
-                cand_act[i, : len(acts)], cand_value[i, : len(acts)] = acts, values
+            cand_act, cand_value = _candidates(teacher.searched_values, n_envs, width)
             cand_act_rows.append(cand_act)
             cand_value_rows.append(cand_value)
         obs_rows.append(np.asarray(obs, dtype=np.float32))
@@ -108,28 +102,31 @@ def collect_demonstrations(args: Args, rules, mix, seed: int, samples: int | Non
     for steps in open_steps:  # episodes cut by the sample budget are dropped
         finished[steps] = False
     keep = np.flatnonzero(finished)
-    obs_buf = np.concatenate(obs_rows)
-    mask_buf = np.concatenate(mask_rows)
-    act_buf = np.concatenate(act_rows)
-    ret_buf = np.asarray(ret_buf, dtype=np.float32)
-    episode_of = np.asarray(episode_of, dtype=np.int64)
-    return {
-        "obs": obs_buf[keep],
-        "mask": mask_buf[keep],
-        "act": act_buf[keep],
-        "ret": ret_buf[keep],
-        "episode": episode_of[keep],
-        "cand_act": np.concatenate(cand_act_rows)[keep] if searching else None,
-        "cand_value": np.concatenate(cand_value_rows)[keep] if searching else None,
-        "episodes": episodes,
-        "collect_seconds": time.time() - t0,
-    }
+    rows = {"obs": obs_rows, "mask": mask_rows, "act": act_rows}
+    if searching:
+        rows.update(cand_act=cand_act_rows, cand_value=cand_value_rows)
+    data = {k: np.concatenate(v)[keep] for k, v in rows.items()}
+    data.setdefault("cand_act", None)
+    data.setdefault("cand_value", None)
+    data["ret"] = np.asarray(ret_buf, dtype=np.float32)[keep]
+    data["episode"] = np.asarray(episode_of, dtype=np.int64)[keep]
+    data.update(episodes=episodes, collect_seconds=time.time() - t0)
+    return data
 
 
-def demonstration_key(args: Args, rules) -> dict:
+def _candidates(searched_values: dict, n_envs: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A searching teacher's candidate first moves and their rollout values, one row per
+    environment (``-1`` and 0 where it did not search)."""
+    cand_act = np.full((n_envs, width), -1, dtype=np.int16)
+    cand_value = np.zeros((n_envs, width), dtype=np.float32)
+    for i, (acts, values) in searched_values.items():
+        cand_act[i, : len(acts)], cand_value[i, : len(acts)] = acts, values
+    return cand_act, cand_value
+
+
+def demonstration_key(plan: Plan) -> dict:
     """What demonstrations depend on: a saved set is reused only when all of it matches."""
-    from agents.trained import action_fingerprint, observation_fingerprint, rules_to_dict
-
+    args, rules = plan.args, plan.rules
     return {
         "teacher": args.pretrain,
         "teacher_options": teacher_options(args),
@@ -151,8 +148,6 @@ def demonstration_key(args: Args, rules) -> dict:
 def save_demonstrations(path: Path, data: dict, key: dict) -> None:
     """Write ``data`` (from :func:`collect_demonstrations`) and its key as one ``.npz``,
     atomically (the masks bit-packed)."""
-    from agents.trained import atomic_write_bytes
-
     buf = io.BytesIO()
     np.savez_compressed(
         buf,
@@ -263,7 +258,7 @@ def policy_targets(data: dict, temperature: float) -> tuple[np.ndarray, np.ndarr
     return idx, prob.astype(np.float32)
 
 
-def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> dict:
+def imitation_pretrain(model, plan: Plan, log=print) -> dict:
     """Behaviour cloning warm start on the --pretrain agent's decisions
     (:func:`collect_demonstrations`, or --pretrain-data when it exists): the policy is
     fitted to its moves (cross-entropy over the legal actions) and the value net to its
@@ -272,15 +267,16 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     --dagger-epochs passes over all the decisions so far."""
     import torch
 
+    args, seed = plan.args, plan.seeds.imitation
     t0 = time.time()
     source = "collected"
-    key = demonstration_key(args, rules)
+    key = demonstration_key(plan)
     path = Path(args.pretrain_data) if args.pretrain_data else None
     if path is not None and path.is_file():
         data = load_demonstrations(path, key)
         source = f"loaded from {path}"
     else:
-        data = collect_demonstrations(args, rules, mix, seed)
+        data = collect_demonstrations(plan, seed)
         if path is not None:
             save_demonstrations(path, data, key)
             source = f"collected, saved to {path}"
@@ -293,19 +289,7 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(policy.parameters(), lr=args.pretrain_lr)
     _fit(policy, opt, data, args, args.pretrain_epochs, rng)
-    rounds = []
-    for r in range(args.dagger_rounds):
-        # the student plays (sampling, as PPO will), the teacher labels its positions
-        student = _sampler(policy, np.random.default_rng([seed, r]))
-        new = collect_demonstrations(args, rules, mix, seed + 1009 * (r + 1), args.dagger_samples, student)
-        agreement = _accuracy(policy, new, np.arange(len(new["act"])))
-        data = _merged(data, new)
-        _fit(policy, opt, data, args, args.dagger_epochs, rng, f"DAgger round {r + 1}")
-        rounds.append({"decisions": int(len(new["act"])), "agreement": round(agreement, 4)})
-        log(
-            f"DAgger round {r + 1}/{args.dagger_rounds}: {len(new['act']):,} of the student's decisions labelled "
-            f"by {args.pretrain!r} in {new['collect_seconds']:.0f} s; it agreed with {agreement:.3f} of them"
-        )
+    data, rounds = _dagger(policy, opt, data, plan, rng, log)
 
     obs_buf, act_buf, collect_s = data["obs"], data["act"], data["collect_seconds"]
     soft = args.pretrain_temperature > 0 and data.get("cand_act") is not None  # as policy_targets decides
@@ -351,7 +335,26 @@ def imitation_pretrain(model, args: Args, rules, mix, seed: int, log=print) -> d
     return info
 
 
-def _fit(policy, opt, data: dict, args: Args, epochs: int, rng: np.random.Generator, what: str = "") -> None:
+def _dagger(policy, opt, data: dict, plan: Plan, rng: np.random.Generator, log) -> tuple[dict, list[dict]]:
+    """--dagger-rounds rounds: the student plays (sampling, as PPO will), the teacher labels
+    its positions, and the policy is fitted again on all the decisions so far."""
+    args, rounds = plan.args, []
+    for r in range(args.dagger_rounds):
+        round_seed = plan.seeds.dagger(r)
+        student = _sampler(policy, np.random.default_rng(round_seed))
+        new = collect_demonstrations(plan, round_seed, args.dagger_samples, student)
+        agreement = _accuracy(policy, new, np.arange(len(new["act"])))
+        data = _merged(data, new)
+        _fit(policy, opt, data, args, args.dagger_epochs, rng, f"DAgger round {r + 1}")
+        rounds.append({"decisions": int(len(new["act"])), "agreement": round(agreement, 4)})
+        log(
+            f"DAgger round {r + 1}/{args.dagger_rounds}: {len(new['act']):,} of the student's decisions labelled "
+            f"by {args.pretrain!r} in {new['collect_seconds']:.0f} s; it agreed with {agreement:.3f} of them"
+        )
+    return data, rounds
+
+
+def _fit(policy, opt, data: dict, args, epochs: int, rng: np.random.Generator, what: str = "") -> None:
     """``epochs`` passes of the policy (cross-entropy over the legal actions, the
     departures from the advice weighted by --pretrain-departure-weight) and value (mean
     squared error to the returns) losses over ``data``'s decisions but the held-out

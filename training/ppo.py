@@ -515,7 +515,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     session (``steps``) and the seconds spent in rollouts, updates and all of it. On
     ``--resume``, the options named in ``given`` (those of :data:`RESUME_OVERRIDES`) replace
     the run's own."""
-    from training.stats import wilson
+    from agents.evaluation import wilson
     from yaniv_env.core.cpus import available_cpus
     from yaniv_env.rules import get_rules
 

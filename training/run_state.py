@@ -7,25 +7,23 @@ import csv
 import dataclasses
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from training.train import Args
+from agents.trained import build_metadata, save_checkpoint
+from training.league import League
+from training.plan import Plan
 
 
 class Run:
     """State of one training run: directories, league, evaluation log, budget."""
 
-    def __init__(self, args: Args, run_dir: Path, rules, meta: dict | None):
-        from training.league import League
-
-        self.args = args
-        self.dir = run_dir
-        self.rules = rules
-        meta = meta or {}
-        self.league = League.from_dict(meta.get("league"), size=args.league_size)
+    def __init__(self, plan: Plan):
+        self.args = plan.args
+        self.dir = plan.run_dir
+        self.rules = plan.rules
+        meta = plan.meta or {}
+        self.league = League.from_dict(meta.get("league"), size=plan.args.league_size)
         self.elapsed_before = float(meta.get("elapsed_seconds", 0.0))
-        self.segment = int(meta.get("segment", -1)) + 1
+        self.segment = plan.segment
         self.t0 = time.time()
         self.last_eval: dict[str, dict] = {}
         self.pretrain: dict | None = meta.get("pretrain")
@@ -39,8 +37,6 @@ class Run:
         return self.dir / "checkpoints" / "latest.zip"
 
     def metadata(self, model) -> dict:
-        from agents.trained import build_metadata
-
         return build_metadata(
             self.rules,
             timesteps=model.num_timesteps,
@@ -56,8 +52,6 @@ class Run:
         )
 
     def save(self, model, path: Path | None = None) -> Path:
-        from agents.trained import save_checkpoint
-
         return save_checkpoint(model, path or self.checkpoint_path, self.metadata(model))
 
 

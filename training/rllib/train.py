@@ -46,10 +46,11 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from training import train as sb3_train
-from training.config import field_docs
+from training.args import Args as TrainArgs
+from training.args import ConfigError
+from training.config import field_docs, net_arch
 
-#: Options of ``yaniv train`` (:class:`training.train.Args`) that mean the same here: same
+#: Options of ``yaniv train`` (:class:`training.args.Args`) that mean the same here: same
 #: names, types, defaults and help.
 SHARED = (
     "rules", "num_players", "episode", "reward", "turn_limit", "seed", "minutes", "batch_size", "n_epochs", "gamma",
@@ -95,8 +96,8 @@ class RLlibOptions:
 
 def _make_args() -> type:
     """The ``Args`` dataclass: :data:`SHARED` fields of ``yaniv train``, then :class:`RLlibOptions`."""
-    hints = {**typing.get_type_hints(sb3_train.Args), **typing.get_type_hints(RLlibOptions)}
-    shared = {f.name: f.default for f in dataclasses.fields(sb3_train.Args) if f.name in SHARED}
+    hints = {**typing.get_type_hints(TrainArgs), **typing.get_type_hints(RLlibOptions)}
+    shared = {f.name: f.default for f in dataclasses.fields(TrainArgs) if f.name in SHARED}
     own = {f.name: f.default for f in dataclasses.fields(RLlibOptions)}
     specs = [(name, hints[name], dataclasses.field(default=default)) for name, default in {**shared, **own}.items()]
     cls = dataclasses.make_dataclass("Args", specs)
@@ -109,7 +110,7 @@ Args = _make_args()
 
 
 def _docs() -> dict[str, str]:
-    return {**field_docs(sb3_train.Args), **field_docs(RLlibOptions)}
+    return {**field_docs(TrainArgs), **field_docs(RLlibOptions)}
 
 
 #: Options that may differ when resuming.
@@ -124,10 +125,6 @@ RESUME_OVERRIDES = {
     "torch_threads",
     "resume",
 }
-
-
-class ConfigError(ValueError):
-    """Arguments that cannot run (a one-line message for the command line)."""
 
 
 def parse_args(argv: list[str] | None = None) -> tuple:
@@ -213,11 +210,9 @@ def rules_of(args):
 
 def model_config(args) -> dict:
     try:
-        arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
-    except ValueError:
-        raise ConfigError(f"--net-arch {args.net_arch!r}: expected comma-separated sizes such as 256,256") from None
-    if not arch or min(arch) < 1:
-        raise ConfigError(f"--net-arch {args.net_arch!r}: expected positive sizes")
+        arch = net_arch(args.net_arch)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     if args.activation not in ("relu", "tanh"):
         raise ConfigError(f"--activation {args.activation!r}: relu or tanh")
     return {"net_arch": arch, "activation": args.activation}

@@ -1,12 +1,12 @@
 """Evaluation games on the batched engine (:mod:`yaniv_env.vector`): the games of
-:mod:`training.runner`, many at a time in compiled code.
+:mod:`agents.evaluation.runner`, many at a time in compiled code.
 
 The batched runner plays exactly the games the scalar runner plays: the game with deal seed
 ``s`` in a slot of :class:`yaniv_env.vector.BatchedYaniv` is ``engine.new_game(rules,
 seed=s)``, and the batched agents (:mod:`agents.batched`) decide row by row as the scalar
 agents do, the agent at seat ``p`` of a game drawing from the key of its seed
-``agent_seed(deal seed, p)`` as :meth:`training.runner._Runner.play` seeds it. So the
-:class:`~training.runner.GameRecord` list, and every statistic built on it, is the same
+``agent_seed(deal seed, p)`` as :meth:`agents.evaluation.scalar_runner.ScalarRunner.play` seeds it. So the
+:class:`~agents.evaluation.records.GameRecord` list, and every statistic built on it, is the same
 whatever the engine, the batch size or the number of workers (``tests/test_evaluate.py``
 compares them game by game).
 
@@ -24,6 +24,9 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.batched import BatchedGreedy, BatchedHeuristic, BatchedRandom, BatchedTrained, batched
+from agents.evaluation.entrants import build_agent
+from agents.evaluation.loop import Game, games_of, play_games
+from agents.evaluation.records import GameRecord, game_outs, game_record
 from agents.heuristic_batched import _decide_range
 from agents.streams import agent_key
 from yaniv_env import engine
@@ -33,8 +36,6 @@ from yaniv_env.replay import agent_seed
 from yaniv_env.rules import Rules
 from yaniv_env.vector import REASONS, BatchedYaniv
 from yaniv_env.vector.batched import ENGINE_KERNELS, cache_is_cold, compile_notice
-
-from .runner import GameRecord, build_agent, game_outs, game_record
 
 #: Games stepped together in one process.
 BATCH_SIZE = 256
@@ -98,7 +99,7 @@ def batched_problem(specs: list, labels: list[str], rules: Rules) -> str | None:
 
 
 class BatchedRunner:
-    """Plays lists of jobs (:func:`training.runner.schedule`) on one batched engine."""
+    """Plays lists of jobs (:func:`agents.evaluation.schedule.schedule`) on one batched engine."""
 
     def __init__(self, specs: list, labels: list[str], rules: Rules, num_players: int, episode: str):
         self.rules = rules
@@ -117,79 +118,63 @@ class BatchedRunner:
         if record_until:
             raise ValueError("the batched runner records no replays")
         compile_kernels(self.rules, announce=on_games is not None)
-        n = self.n
-        games = [
-            (deal, seed, tuple(base[(s - rot) % n] for s in range(n)), rot)
-            for deal, seed, base, rotations, _ in jobs
-            for rot in rotations
-        ]
-        records: list[GameRecord | None] = [None] * len(games)
+        games = games_of(jobs, self.n)
         if not games:
             return []
-        B = min(BATCH_SIZE, len(games))
-        eng = BatchedYaniv(self.rules, num_envs=B, seed=0, num_players=n)
-        game_at = np.full(B, -1, dtype=np.int64)  # the game each slot plays (-1: none left)
-        entrant_at = np.zeros((B, n), dtype=np.int64)
-        keys = np.zeros((B, n), dtype=np.uint64)
-        results: list[list[engine.RoundResult]] = [[] for _ in range(B)]
-        pending = iter(range(len(games)))
+        B = self.slots = min(BATCH_SIZE, len(games))
+        self.eng = BatchedYaniv(self.rules, num_envs=B, seed=0, num_players=self.n)
+        self.game_at: list[Game | None] = [None] * B  # the game each slot plays
+        self.entrant_at = np.zeros((B, self.n), dtype=np.int64)
+        self.keys = np.zeros((B, self.n), dtype=np.uint64)
+        self.results: list[list[engine.RoundResult]] = [[] for _ in range(B)]
+        return play_games(self, games, on_games)
 
-        def start(slots: np.ndarray) -> None:
-            starting, ids = [], []
-            for b in slots:
-                g = next(pending, None)
-                if g is None:
-                    game_at[b] = -1
-                    continue
-                _, seed, seats, _ = games[g]
-                game_at[b] = g
-                entrant_at[b] = seats
-                keys[b] = [agent_key(agent_seed(seed, p)) for p in range(n)]
-                results[b] = []
-                starting.append(b)
-                ids.append(seed)
-            if starting:
-                eng.reset_games(np.array(starting, dtype=np.int64), seeds=np.array(ids, dtype=np.int64))
+    def start(self, starting: list[tuple[int, Game]]) -> None:
+        """Deal each game into its slot, its agents keyed by their seeds."""
+        for b, game in starting:
+            _, seed, seats, _, _ = game
+            self.game_at[b] = game
+            self.entrant_at[b] = seats
+            self.keys[b] = [agent_key(agent_seed(seed, p)) for p in range(self.n)]
+            self.results[b] = []
+        slots = np.array([b for b, _ in starting], dtype=np.int64)
+        seeds = np.array([game[1] for _, game in starting], dtype=np.int64)
+        self.eng.reset_games(slots, seeds=seeds)
 
-        start(np.arange(B))
-        rows_of = np.arange(B)
-        while (game_at >= 0).any():
-            active = game_at >= 0
-            cur = eng.current
-            actions = np.full(B, -1, dtype=np.int64)
-            acting_entrant = entrant_at[rows_of, cur]
-            for e, agent in enumerate(self.agents):
-                rows = np.flatnonzero(active & (acting_entrant == e))
-                if not rows.size:
-                    continue
-                # each entrant's games only: no observation is built or copied twice
-                masks = eng.legal_masks(rows=rows)
-                chosen = agent.act_batch(eng.observations(rows=rows), masks, keys[rows, cur[rows]])
-                actions[rows] = chosen
-                bad = np.flatnonzero(~(masks[np.arange(rows.size), np.maximum(chosen, 0)] & (chosen >= 0)))
-                if bad.size:
-                    i, b = int(bad[0]), int(rows[bad[0]])
-                    seed = games[int(game_at[b])][1]
-                    raise RuntimeError(
-                        f"agent {self.labels[e]!r} (player_{int(cur[b])}, deal seed {seed}) made an illegal move: "
-                        f"action {int(chosen[i])}, legal: {np.flatnonzero(masks[i]).tolist()}"
-                    )
-            res = eng.step(actions)
-            finished = []
-            for b in np.flatnonzero(res.round_over & active):
-                rr = _round_result(res, b)
-                results[b].append(rr)
-                if res.game_over[b] or self.episode == "round":
-                    records[game_at[b]] = self._record(games[game_at[b]], results[b], res, b, int(eng.turns[b]))
-                    finished.append(b)
-            if finished:
-                start(np.array(finished, dtype=np.int64))
-                if on_games is not None:
-                    on_games(len(finished))
-        return records  # type: ignore[return-value]
+    def advance(self, slots: np.ndarray) -> list[tuple[int, GameRecord]]:
+        """One decision in every busy slot, each entrant's games in one batch; the records of
+        the games that ended."""
+        eng = self.eng
+        active = np.zeros(len(self.game_at), dtype=bool)
+        active[slots] = True
+        cur = eng.current
+        actions = np.full(len(active), -1, dtype=np.int64)
+        acting_entrant = self.entrant_at[np.arange(len(active)), cur]
+        for e, agent in enumerate(self.agents):
+            rows = np.flatnonzero(active & (acting_entrant == e))
+            if not rows.size:
+                continue
+            # each entrant's games only: no observation is built or copied twice
+            masks = eng.legal_masks(rows=rows)
+            chosen = agent.act_batch(eng.observations(rows=rows), masks, self.keys[rows, cur[rows]])
+            actions[rows] = chosen
+            bad = np.flatnonzero(~(masks[np.arange(rows.size), np.maximum(chosen, 0)] & (chosen >= 0)))
+            if bad.size:
+                i, b = int(bad[0]), int(rows[bad[0]])
+                raise RuntimeError(
+                    f"agent {self.labels[e]!r} (player_{int(cur[b])}, deal seed {self.game_at[b][1]}) made an illegal "
+                    f"move: action {int(chosen[i])}, legal: {np.flatnonzero(masks[i]).tolist()}"
+                )
+        res = eng.step(actions)
+        ended = []
+        for b in np.flatnonzero(res.round_over & active):
+            self.results[b].append(_round_result(res, b))
+            if res.game_over[b] or self.episode == "round":
+                ended.append((int(b), self._record(self.game_at[b], self.results[b], res, b, int(eng.turns[b]))))
+        return ended
 
-    def _record(self, game: tuple, results: list, res, b: int, turns: int) -> GameRecord:
-        deal, seed, seats, rotation = game
+    def _record(self, game: Game, results: list, res, b: int, turns: int) -> GameRecord:
+        deal, seed, seats, rotation, _ = game
         game_over = bool(res.game_over[b])
         if self.episode == "round":
             places = engine.round_outcome(self.rules, results[-1], ended_game=game_over).places

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from training.runner import GameRecord
+from agents.evaluation.records import GameRecord
 
 
 def _trunc_div(a: float, b: float) -> int:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from training.runner import GameRecord
-from training.stats import CONFIDENCE, METRICS, EntrantStats, Estimate, metric_titles
+from agents.evaluation.records import GameRecord
+from agents.evaluation.stats import CONFIDENCE, METRICS, EntrantStats, Estimate, metric_titles
 from yaniv_env.games import Game, game_of
 from yaniv_env.replay import rules_to_dict
 from yaniv_env.rules import Rules

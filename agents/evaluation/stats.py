@@ -1,5 +1,5 @@
 """Statistics of an evaluation: estimates with 95 % confidence intervals per entrant,
-from the :class:`training.runner.GameRecord` list.
+from the :class:`agents.evaluation.records.GameRecord` list.
 
 Statistics (95 % confidence intervals)
 --------------------------------------
@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from training.runner import SEAT_COUNTERS, GameRecord
+from agents.evaluation.records import SEAT_COUNTERS, GameRecord
 from yaniv_env.games import Game
 
 CONFIDENCE = 0.95

@@ -2,9 +2,9 @@
 verify``.
 
 Each subcommand lives in its own module and takes the rest of the arguments:
-``training.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.evaluate``,
+``training.cli.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.cli.eval``,
 ``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.web.server`` (the ``[web]`` extra),
-``training.bench``, ``training.ladder``, ``yaniv_env.vector.sweep``, ``yaniv_env.vector.verify``;
+``training.bench``, ``training.cli.ladder``, ``yaniv_env.vector.sweep``, ``yaniv_env.vector.verify``;
 ``yaniv <command> --help`` lists a command's options and ``yaniv --version`` prints the
 package version. A file a command cannot read (missing, unreadable, or refused by its
 loader) ends it with one line on stderr (``yaniv eval: cannot read x.safetensors: No such
@@ -20,14 +20,14 @@ from yaniv_env.core.imports import MissingExtra, needs_extra
 from yaniv_env.core.limits import file_error
 
 COMMANDS = {
-    "train": ("training.train", "train an agent (MaskablePPO, self-play league)"),
+    "train": ("training.cli.train", "train an agent (MaskablePPO, self-play league)"),
     "train-rllib": ("training.rllib.train", "train with RLlib on Ray (multi-agent PPO self-play; [rllib] extra)"),
-    "eval": ("training.evaluate", "evaluate agents against each other with confidence intervals"),
+    "eval": ("training.cli.eval", "evaluate agents against each other with confidence intervals"),
     "play": ("yaniv_env.play", "play in the terminal against agents"),
     "replay": ("yaniv_env.replay", "replay a recorded game step by step (--html: as a web page)"),
     "serve": ("yaniv_env.web.server", "play in the browser against agents (a local web app; [web] extra)"),
     "bench": ("training.bench", "measure engine, environment and learner speed"),
-    "ladder": ("training.ladder", "rate every baseline and shipped agent, one OpenSkill league per table"),
+    "ladder": ("training.cli.ladder", "rate every baseline and shipped agent, one OpenSkill league per table"),
     "sweep": ("yaniv_env.vector.sweep", "batched games, the rules' invariants checked in the kernel at every decision"),
     "verify": ("yaniv_env.vector.verify", "replay batched games through the scalar engine (sharded, resumable)"),
 }
@@ -59,7 +59,3 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:  # a missing, unreadable or refused file: one line, no traceback
         print(f"yaniv {argv[0]}: {file_error(e)}", file=sys.stderr)
         return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

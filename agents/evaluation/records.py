@@ -1,0 +1,94 @@
+"""The record of one evaluation game (:class:`GameRecord`), built alike by both engines of
+:mod:`agents.evaluation.runner`; :mod:`agents.evaluation.stats` and
+:mod:`agents.evaluation.ratings` read lists of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from yaniv_env import engine
+from yaniv_env.rules import Rules
+
+#: Per-seat counters of a game, in the order of :attr:`GameRecord.seat_stats`: games, win
+#: share, rounds, round wins, points, calls, successful calls, beaten calls.
+SEAT_COUNTERS = ("games", "wins", "rounds", "round_wins", "points", "calls", "calls_ok", "calls_beaten", "milestones")
+
+
+@dataclass
+class GameRecord:
+    """The summary of one game (picklable, built in the worker that played it)."""
+
+    deal: int
+    deal_seed: int
+    rotation: int
+    seats: tuple[int, ...]
+    """Entrant index at each seat."""
+    places: list[int]
+    scores: list[int]
+    rounds: int
+    turns: int
+    truncated: bool
+    seat_stats: list[list[float]]
+    """Per seat, the counters of ``SEAT_COUNTERS``."""
+    outs: list[tuple[int, int, list[tuple[int, int]]]]
+    """Players going out, in order: (seat, score, [(seat, score) of each player still in])."""
+    replay: dict | None = None
+
+
+def game_record(
+    deal: int, deal_seed: int, rotation: int, seats: tuple[int, ...], results: list, places, scores, turns: int,
+    truncated: bool, outs: list, replay: dict | None = None,
+) -> GameRecord:  # fmt: skip
+    """The :class:`GameRecord` of a finished game from its round (deal) results in order and
+    its final places: the per-seat counters of :data:`SEAT_COUNTERS` are summed here, for
+    the scalar and the batched runner alike."""
+    n = len(seats)
+    stats = [[0.0] * len(SEAT_COUNTERS) for _ in range(n)]
+    totals = [0] * n  # every game starts at 0
+    for rr in results:
+        share = 1.0 / len(rr.winners) if rr.winners else 0.0
+        for p in range(n):
+            if rr.hand_totals[p] is None:
+                continue
+            st = stats[p]
+            st[2] += 1
+            if p in rr.winners:
+                st[3] += share
+            st[4] += rr.points[p]
+            if getattr(rr, "caller", None) == p:  # Pis Yedili has no calls
+                st[5] += 1
+                st[7 if rr.caller_beaten else 6] += 1
+            if rr.points[p] > 0 and totals[p] + rr.points[p] != rr.scores[p]:  # the total landed on a milestone
+                st[8] += 1
+        totals = list(rr.scores)
+    first = [p for p in range(n) if places[p] == 0]
+    for p in range(n):
+        stats[p][0] = 1
+        stats[p][1] = 1.0 / len(first) if p in first else 0.0
+    return GameRecord(
+        deal=deal,
+        deal_seed=deal_seed,
+        rotation=rotation,
+        seats=tuple(seats),
+        places=[None if x is None else int(x) for x in places],
+        scores=[int(x) for x in scores],
+        rounds=len(results),
+        turns=int(turns),
+        truncated=bool(truncated),
+        seat_stats=stats,
+        outs=outs,
+        replay=replay,
+    )
+
+
+def game_outs(rules: Rules, results: list[engine.RoundResult], game_over: bool) -> list:
+    """Who went out, when, and who was still in (for the 002 rating); ``game_over``: the
+    last round ended the game."""
+    outs = []
+    for i, rr in enumerate(results):
+        remaining = [p for p, t in enumerate(rr.hand_totals) if t is not None]
+        ended_game = game_over and i == len(results) - 1
+        for x in engine.round_outcome(rules, rr, ended_game).out:
+            remaining.remove(x)
+            outs.append((x, int(rr.scores[x]), [(q, int(rr.scores[q])) for q in remaining]))
+    return outs

@@ -1,0 +1,197 @@
+"""The arguments of ``yaniv train``: one field per option, in the manner of CleanRL (one line
+of help each; what the options do together, and what they measured, is on the docs'
+Training page, ``docs/training.md``), and the defaults that depend on the game or the run.
+Nothing here imports the rest of the project."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Args:
+    game: str = "yaniv"
+    """the game: yaniv or pis_yedili (options not given then take its defaults, shown in brackets)"""
+    rules: str = "standard"
+    """the rules preset of the game (Yaniv: standard, seven, french, two_deck)"""
+    set: list[str] = dataclasses.field(default_factory=list)
+    """a rule option on top of the preset, as option=value (repeatable; the options: yaniv_env/RULES.md)"""
+    num_players: int = 2
+    """players at the table: the learner and num_players - 1 opponents"""
+    minutes: float | None = None
+    """the wall-clock budget in minutes, summed over resumes"""
+    total_timesteps: int | None = None
+    """learner decisions to train for, over resumes (default: 1,000,000 without --minutes)"""
+    seed: int = 1
+    """the seed of the run: every generator of training draws from its streams"""
+    n_envs: int = 16
+    """environments stepped together (0: one per CPU this process may use)"""
+    vec_env: str = "auto"
+    """the training environments: batched (Yaniv), dummy, subproc, or auto (batched where it runs)"""
+    torch_threads: int = 1
+    """torch threads of training (0: the CPUs this process may use)"""
+    opponents: str = "heuristic:1"
+    """the opponent mix, as name[:weight],... (agent names or .zip models), drawn per seat and episode"""
+    learner_seat: str = "random"
+    """the learner's seat: a number, or random (drawn per episode)"""
+    episode: str = "game"
+    """what an episode is: game or round (Pis Yedili: game or deal)"""
+    reward: str = "score_outcome"
+    """the reward scheme: score, outcome, round_win or score_outcome (Pis Yedili: deal_win)"""
+    turn_limit: int | None = None
+    """turns before a round is a draw (default: the rules' own)"""
+    shaping: float = 1.0
+    """the weight of potential-based shaping by the hand's total (0: off)"""
+    league: bool = False
+    """self-play league: snapshots of the learner join the opponents"""
+    snapshot_every: int = 100_000
+    """league: timesteps between snapshots"""
+    league_prob: float = 0.3
+    """league: the probability that an opponent seat is drawn from the pool"""
+    league_size: int = 8
+    """league: the most snapshots in the pool (the oldest leaves)"""
+    gate_games: int = 100
+    """league: episodes against each pool member before a snapshot may join"""
+    gate_margin: float = 0.1
+    """league: the mean placement reward a snapshot needs against the pool to join"""
+    league_deterministic: bool = False
+    """league: pool members play their arg-max action"""
+    pretrain: str = "score_heuristic"
+    """the agent the policy imitates before PPO ("" or none: start from scratch; a new run only)"""
+    pretrain_option: list[str] = dataclasses.field(default_factory=list)
+    """an option of the --pretrain agent, as key=value (repeatable)"""
+    pretrain_samples: int = 60_000
+    """imitation: decisions of the --pretrain agent to learn from"""
+    pretrain_epochs: int = 4
+    """imitation: passes over those decisions"""
+    pretrain_lr: float = 1e-3
+    """imitation: the Adam learning rate"""
+    pretrain_data: str = ""
+    """imitation: a .npz of the teacher's decisions, loaded when it exists, else collected and saved there"""
+    pretrain_departure_weight: float = 3.0
+    """imitation with --advice: the loss weight of the teacher's departures from the advice"""
+    pretrain_temperature: float = 0.0
+    """imitation from search_fast: the softmax temperature over its rollout values (0: its moves)"""
+    dagger_rounds: int = 0
+    """imitation: rounds of DAgger after the first fit"""
+    dagger_samples: int = 50_000
+    """DAgger: the student's decisions labelled by the teacher in each round"""
+    dagger_epochs: int = 2
+    """DAgger: passes over all the decisions so far after each round"""
+    learning_rate: float = 1e-5
+    """the Adam learning rate of PPO"""
+    n_steps: int = 128
+    """steps per environment per PPO rollout"""
+    batch_size: int = 256
+    """the PPO minibatch size"""
+    n_epochs: int = 4
+    """PPO epochs over each rollout"""
+    gamma: float = 0.995
+    """the discount factor"""
+    gae_lambda: float = 0.95
+    """the GAE lambda"""
+    clip_range: float = 0.2
+    """the PPO clipping range"""
+    ent_coef: float = 0.0
+    """the entropy bonus coefficient"""
+    vf_coef: float = 0.5
+    """the value loss coefficient"""
+    max_grad_norm: float = 0.5
+    """the gradient clipping norm"""
+    net_arch: str = "256,256"
+    """hidden layer sizes of the (separate) policy and value networks"""
+    activation: str = "relu"
+    """the activation of the hidden layers: relu or tanh"""
+    action_features: bool = True
+    """score actions also by the cards they move (Yaniv only)"""
+    score_features: bool = False
+    """the networks also read one-hot features of the game score (needs --action-features)"""
+    advice: str = "score_heuristic"
+    """the advisor of a residual policy, whose move joins the observation and the logits ("" or none: off)"""
+    advice_scale: float = 5.0
+    """advice: the starting weight of the advised move's logit"""
+    eval_every: int = 100_000
+    """timesteps between periodic evaluations (0: never)"""
+    eval_games: int = 20
+    """games against each opponent in a periodic evaluation (rounded up to whole deals)"""
+    eval_opponents: str = "random,greedy,heuristic"
+    """the opponents of the periodic evaluation (unavailable ones are left out)"""
+    eval_episode: str | None = None
+    """the episode of the periodic evaluation and the league gate (default: game, and --episode for the gate)"""
+    checkpoint_every: int = 50_000
+    """timesteps between writes of checkpoints/latest.zip"""
+    final_eval_games: int = 300
+    """games of the final evaluation against each opponent (rounded up to whole deals; 0: skip)"""
+    final_eval_opponents: str = "random,greedy,heuristic"
+    """the entrants of the final evaluation besides the model (unavailable ones are left out)"""
+    final_eval_episode: str = "game"
+    """the episode of the final evaluation: game or round"""
+    output_dir: str = "runs"
+    """where run directories are made"""
+    run_name: str | None = None
+    """the run directory's name (default: {rules}__{seed}__{timestamp})"""
+    resume: str | None = None
+    """continue the run in this directory from its last checkpoint"""
+    progress: bool = True
+    """show progress bars"""
+    device: str = "cpu"
+    """the torch device"""
+
+
+#: Defaults that depend on the game: with ``--game pis_yedili`` these replace the (Yaniv)
+#: defaults of :class:`Args` for every option not given. Everything else means the same in
+#: both games (``--shaping`` counts Pis Yedili penalty points).
+GAME_DEFAULTS: dict[str, dict[str, object]] = {
+    "pis_yedili": {
+        "opponents": "pis_random:1,pis_heuristic:2",
+        "episode": "deal",
+        "pretrain": "pis_heuristic",
+        "pretrain_samples": 60_000,
+        "pretrain_epochs": 4,
+        "advice": "",
+        "learning_rate": 1e-4,
+        "ent_coef": 0.01,
+        "action_features": False,
+        "eval_opponents": "pis_random,pis_heuristic",
+        "final_eval_opponents": "pis_random,pis_heuristic",
+    },
+}
+
+#: Defaults of a plain policy trained from scratch (``--advice none --pretrain none``, a new
+#: run) for the options not given: the advised recipe's learning rate and entropy bonus keep a
+#: policy near its advisor and leave a policy without one all but still
+#: (``docs/experiments/2026-11-26-learning.md``).
+SCRATCH_DEFAULTS: dict[str, object] = {"learning_rate": 3e-4, "ent_coef": 0.01}
+
+#: ``--vec-env`` choices (:mod:`training.envs`).
+VEC_ENVS = ("auto", "batched", "dummy", "subproc")
+
+#: Options that may differ when resuming; everything else must stay as trained.
+RESUME_OVERRIDES = {
+    "minutes",
+    "total_timesteps",
+    "progress",
+    "n_envs",
+    "vec_env",
+    "torch_threads",
+    "eval_every",
+    "eval_games",
+    "eval_opponents",
+    "checkpoint_every",
+    "final_eval_games",
+    "final_eval_opponents",
+    "final_eval_episode",
+    "device",
+    "resume",
+}
+
+#: Timesteps of a run given neither ``--minutes`` nor ``--total-timesteps``.
+DEFAULT_TIMESTEPS = 1_000_000
+
+#: Teachers whose searched decisions come with their candidates' rollout values.
+SOFT_TARGET_TEACHERS = ("search_fast",)
+
+
+class ConfigError(ValueError):
+    """Bad arguments or an unusable run directory / checkpoint (reported without a traceback)."""

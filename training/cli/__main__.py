@@ -1,0 +1,7 @@
+"""``python -m training.cli``: the ``yaniv`` command."""
+
+import sys
+
+from training.cli import main
+
+sys.exit(main())

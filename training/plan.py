@@ -1,0 +1,296 @@
+"""The plan of a ``yaniv train`` run: its arguments checked and resolved once, into one frozen
+value that the rest of training reads (:func:`make_plan`).
+
+Everything the arguments leave open is decided here and nowhere else: ``--resume``'s
+stored arguments, the game's and a from-scratch run's defaults, the rules, the kind and
+number of training environments, torch threads and evaluation workers, the budget, the
+opponent mixes, the environments' values (:class:`training.envs.EnvSpec`) and the seeds.
+
+Seeds
+-----
+Every seed of a run is drawn from the streams of its ``--seed`` (:class:`Seeds`), as the
+engine draws its deals (:func:`yaniv_env.core.seeding.stream_key`: the run's key hashed
+with the segment, the stream and an index): a resumed segment gets fresh streams, and
+the periodic evaluation and the league gate play the same deals in every segment. The
+final evaluation plays the deals of ``--seed`` itself, as ``yaniv eval --seed`` does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from agents import make as make_agent
+from agents.trained import check_metadata
+from training import config
+from training.args import DEFAULT_TIMESTEPS, GAME_DEFAULTS, SCRATCH_DEFAULTS, SOFT_TARGET_TEACHERS, VEC_ENVS, Args
+from training.envs import EnvSpec
+from training.league import agent_available, parse_mix
+from yaniv_env.core.cpus import available_cpus
+from yaniv_env.core.seeding import seeded_key, stream_key
+from yaniv_env.games import get_game
+from yaniv_env.rules import Rules
+
+#: The streams of a run's seed (:class:`Seeds`).
+GLOBAL, ENVIRONMENTS, ADVICE, IMITATION, DAGGER, PERIODIC_EVALUATION, GATE = range(7)
+
+#: The most environments the imitation phase steps together: the batched engine steps many
+#: games for the price of one, the Gymnasium wrappers fewer.
+COLLECT_ENVS = {"batched": 64, "dummy": 16, "subproc": 16}
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """The seeds of one segment of a run (32-bit, as ``numpy.random.seed`` takes them)."""
+
+    run: int
+    segment: int
+
+    def draw(self, stream: int, index: int = 0, segment: int | None = None) -> int:
+        key = stream_key(seeded_key(self.run), self.segment if segment is None else segment, stream, index)
+        return key >> 32
+
+    @property
+    def training(self) -> int:
+        """``random``, numpy's global generator, torch and the model."""
+        return self.draw(GLOBAL)
+
+    @property
+    def environments(self) -> int:
+        """The training environments (environment ``i``: this plus ``i``, as SB3 seeds them)."""
+        return self.draw(ENVIRONMENTS)
+
+    @property
+    def advice(self) -> int:
+        """The advisor of the training environments."""
+        return self.draw(ADVICE)
+
+    @property
+    def imitation(self) -> int:
+        """The imitation phase: the teacher, its environments, the fitting's shuffles."""
+        return self.draw(IMITATION)
+
+    def dagger(self, round_index: int) -> int:
+        """DAgger round ``round_index``: its environments and the student's sampling."""
+        return self.draw(DAGGER, round_index)
+
+    @property
+    def periodic_evaluation(self) -> int:
+        """The deals of every periodic evaluation (the same in every segment)."""
+        return self.draw(PERIODIC_EVALUATION, segment=0)
+
+    @property
+    def gate(self) -> int:
+        """The league gate's environments (the same in every segment)."""
+        return self.draw(GATE, segment=0)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A run resolved: what :func:`training.train.train` and its phases read."""
+
+    args: Args
+    """The arguments after ``--resume`` and the defaults (never changed afterwards)."""
+    run_dir: Path
+    meta: dict | None
+    """The resumed checkpoint's metadata (``None``: a new run)."""
+    rules: Rules
+    kind: str
+    """The training environments: ``batched``, ``dummy`` or ``subproc``."""
+    n_envs: int
+    """Training environments stepped together."""
+    collect_envs: int
+    """Environments of the imitation phase."""
+    torch_threads: int
+    eval_workers: int
+    """Processes of the final evaluation."""
+    total: int | None
+    """Timesteps to reach (``None``: the time budget only)."""
+    budget: float | None
+    """The wall-clock budget in seconds (``None``: the timesteps only)."""
+    mix: tuple[tuple[str, float], ...]
+    eval_mix: tuple[tuple[str, float], ...]
+    env: EnvSpec
+    seeds: Seeds
+
+    @property
+    def segment(self) -> int:
+        return self.seeds.segment
+
+
+def make_plan(args: Args, given: set[str]) -> Plan:
+    """The plan of ``args`` (``given``: the options named on the command line); ``ValueError``
+    naming what is wrong. Nothing is written."""
+    args, run_dir, meta, rules = _resolve(args, given)
+    game = get_game(args.game)
+    _check_choices(args, game)
+    _check_numbers(args, rules)
+    kind = vec_env_kind(args.vec_env, args.game)
+    default_mix = GAME_DEFAULTS.get(game.name, {}).get("opponents", Args.opponents)
+    strict = "opponents" in given or args.opponents != default_mix
+    mix = tuple(config.filter_available(parse_mix(args.opponents), rules, "opponents", strict))
+    args = _resolve_agents(args, given, rules, new_run=meta is None)
+    eval_mix = ()
+    if args.eval_every:
+        eval_mix = tuple(config.filter_available(parse_mix(args.eval_opponents), rules, "eval opponents", False))
+    cores = available_cpus()
+    n_envs = args.n_envs or cores
+    total = args.total_timesteps
+    if total is None and args.minutes is None:
+        total = DEFAULT_TIMESTEPS
+    return Plan(
+        args=args,
+        run_dir=run_dir,
+        meta=meta,
+        rules=rules,
+        kind=kind,
+        n_envs=n_envs,
+        collect_envs=min(n_envs, COLLECT_ENVS[kind]),
+        torch_threads=args.torch_threads or cores,
+        eval_workers=min(n_envs, cores),
+        total=total,
+        budget=args.minutes * 60.0 if args.minutes is not None else None,
+        mix=mix,
+        eval_mix=eval_mix,
+        env=env_spec(args, rules, mix),
+        seeds=Seeds(args.seed, int((meta or {}).get("segment", -1)) + 1),
+    )
+
+
+def env_spec(args: Args, rules: Rules, mix) -> EnvSpec:
+    """The values the training environments are built from."""
+    return EnvSpec(
+        game=args.game,
+        rules=rules,
+        learner_seat=args.learner_seat if args.learner_seat == "random" else int(args.learner_seat),
+        episode=args.episode,
+        reward=args.reward,
+        turn_limit=args.turn_limit,
+        shaping=args.shaping,
+        gamma=args.gamma,
+        advice=args.advice,
+        mix=tuple(mix),
+        league=args.league,
+        league_prob=args.league_prob,
+        league_deterministic=args.league_deterministic,
+        gate_episode=args.eval_episode or args.episode,
+    )
+
+
+def vec_env_kind(vec_env: str, game: str) -> str:
+    """The kind of training environment ``--vec-env`` stands for (``auto`` resolved);
+    ``ValueError`` when ``batched`` is asked for and cannot run."""
+    if vec_env in ("auto", "batched"):
+        if game == "yaniv":
+            return "batched"
+        if vec_env == "batched":
+            raise ValueError(f"--vec-env batched: the batched engine plays Yaniv, not {game}")
+        return "dummy"
+    return vec_env
+
+
+def _resolve(args: Args, given: set[str]) -> tuple[Args, Path, dict | None, Rules]:
+    """``--resume``'s arguments and checkpoint, or a new run's directory and defaults."""
+    if args.resume:
+        args, run_dir, meta = config.resume_args(args, given)
+        return args, run_dir, meta, check_metadata(meta, game=get_game(args.game).name)
+    game = get_game(args.game)
+    args = config.apply_game_defaults(args, given)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    prefix = "" if game.name == "yaniv" else f"{game.name}_"
+    run_dir = Path(args.output_dir) / (args.run_name or f"{prefix}{args.rules}__{args.seed}__{stamp}")
+    if (run_dir / "checkpoints" / "latest.zip").exists():
+        raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-name")
+    return args, run_dir, None, config.game_rules(args)
+
+
+def _check_choices(args: Args, game) -> None:
+    choices = {
+        "episode": (game.part, "game"),
+        "final_eval_episode": (game.part, "game"),
+        "eval_episode": (None, game.part, "game"),
+        "vec_env": VEC_ENVS,
+        "activation": ("relu", "tanh"),
+        "reward": game.reward_schemes,
+    }
+    for name, allowed in choices.items():
+        if getattr(args, name) not in allowed:
+            raise ValueError(
+                f"--{name.replace('_', '-')} must be one of {allowed} for {game.title}, got {getattr(args, name)!r}"
+            )
+    if args.action_features and game.name != "yaniv":
+        raise ValueError(
+            f"--action-features scores actions by their Yaniv cards (agents.trained.ActionFeaturePolicy); "
+            f"{game.title} actions play one card each and use the plain MLP head: drop --action-features"
+        )
+    if args.score_features and not args.action_features:
+        raise ValueError(
+            "--score-features extends the action-feature networks (agents.networks.ScoreFeatures): "
+            "it needs --action-features (Yaniv)"
+        )
+
+
+def _check_numbers(args: Args, rules: Rules) -> None:
+    if args.learner_seat != "random" and not (
+        args.learner_seat.isdigit() and int(args.learner_seat) < rules.num_players
+    ):
+        raise ValueError(f"--learner-seat must be 'random' or a seat 0..{rules.num_players - 1}")
+    for name in ["n_steps", "batch_size", "n_epochs", "league_size", "gate_games"]:
+        if getattr(args, name) <= 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    if args.league and args.snapshot_every <= 0:
+        raise ValueError("--snapshot-every must be positive with --league")
+    if args.minutes is not None and args.minutes <= 0:
+        raise ValueError("--minutes must be positive")
+    config.net_arch(args.net_arch)
+
+
+def _resolve_agents(args: Args, given: set[str], rules: Rules, new_run: bool) -> Args:
+    """``args`` with ``none`` read as no teacher / no advisor and, for a plain policy trained
+    from scratch, :data:`SCRATCH_DEFAULTS`; the teacher and advisor checked."""
+    pretrain = "" if args.pretrain.lower() in ("", "none") else args.pretrain
+    advice = "" if args.advice.lower() in ("", "none") else args.advice
+    args = dataclasses.replace(args, pretrain=pretrain, advice=advice)
+    if pretrain and new_run:
+        _check_teacher(args, rules)
+    if advice:
+        why = agent_available(advice, rules)
+        if why:
+            raise ValueError(f"--advice: agent {advice!r} is not available ({why})")
+    if new_run and not advice and not pretrain:
+        scratch = {
+            name: value
+            for name, value in SCRATCH_DEFAULTS.items()
+            if name not in given and getattr(args, name) == getattr(Args, name)
+        }
+        args = dataclasses.replace(args, **scratch)
+    return args
+
+
+def _check_teacher(args: Args, rules: Rules) -> None:
+    game = get_game(args.game)
+    why = agent_available(args.pretrain, rules)
+    if why:
+        raise ValueError(f"--pretrain: agent {args.pretrain!r} is not available for {game.title} ({why})")
+    if args.pretrain_samples <= 0 or args.pretrain_epochs <= 0:
+        raise ValueError("--pretrain-samples and --pretrain-epochs must be positive")
+    if args.dagger_rounds < 0:
+        raise ValueError("--dagger-rounds must be at least 0")
+    if args.dagger_rounds and (args.dagger_samples <= 0 or args.dagger_epochs <= 0):
+        raise ValueError("--dagger-samples and --dagger-epochs must be positive with --dagger-rounds")
+    if args.pretrain_departure_weight <= 0:
+        raise ValueError("--pretrain-departure-weight must be positive")
+    if args.pretrain_temperature < 0:
+        raise ValueError("--pretrain-temperature must be at least 0 (0: the teacher's moves as targets)")
+    if args.pretrain_temperature > 0 and args.pretrain not in SOFT_TARGET_TEACHERS:
+        raise ValueError(
+            f"--pretrain-temperature needs a teacher that reports its rollout values "
+            f"({', '.join(SOFT_TARGET_TEACHERS)}), not {args.pretrain!r}"
+        )
+    if args.pretrain_option:
+        try:  # an option the teacher does not take is refused now, not after the compile
+            make_agent(args.pretrain, seed=0, rules=rules, **config.teacher_options(args))
+        except TypeError as e:
+            raise ValueError(f"--pretrain-option: {e}") from None
