@@ -78,8 +78,9 @@ num_players_from_obs = ObservationLayout.players_from_size
 class Context:
     """Tables derived from one rule set (with its player count), shared by all agents.
 
-    Build it with :func:`context` (cached). ``disc_value[i]``/``disc_size[i]`` are the
-    points and card count of discard entry ``i`` (id ``DISCARD_BASE + i``).
+    Build it with :func:`context` (cached). ``disc_takeable[i]`` and ``move_key[i]`` are the
+    cards the next player may take after discard entry ``i`` (id ``DISCARD_BASE + i``) and
+    its move's key.
     """
 
     def __init__(self, rules: Rules):
@@ -90,18 +91,8 @@ class Context:
         self.deck_counts = [0] * NUM_KINDS
         for k in standard_deck(rules.jokers_per_deck, rules.num_decks):
             self.deck_counts[k] += 1
-        self.deck_size = rules.deck_size
-        self.disc_value = [sum(YANIV_VALUE[k] for k in d.cards) for d in self.table.discards]
-        self.disc_size = [len(d.cards) for d in self.table.discards]
-        self.disc_cards = [d.cards for d in self.table.discards]
         self.disc_takeable = [d.takeable for d in self.table.discards]
-        self.disc_type = [d.type for d in self.table.discards]
-        self.disc_rank = [d.rank for d in self.table.discards]
-        # key of a move (sorted cards) -> discard ids with that move (layout choices)
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for i, d in enumerate(self.table.discards):
-            groups.setdefault(tuple(sorted(d.cards)), []).append(DISCARD_BASE + i)
-        self.layouts = {k: tuple(v) for k, v in groups.items()}
+        # a move's key (its sorted cards): the discards with the same key are layouts of one move
         self.move_key = [tuple(sorted(d.cards)) for d in self.table.discards]
         self._run_min = rules.run_min
         self._max_run_jokers = rules.max_run_jokers
@@ -179,11 +170,6 @@ class Context:
                 cache.clear()
             cache[key] = got
         return got
-
-    def meld_ids(self, hand) -> list[int]:
-        """Legal discard ids of more than one card."""
-        ds = self.disc_size
-        return [a for a in self.table.legal_discards(list(hand)) if ds[a - DISCARD_BASE] > 1]
 
 
 @lru_cache(maxsize=64)

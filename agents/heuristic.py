@@ -1,4 +1,6 @@
-"""The heuristic baseline: hand evaluation with public-information risk estimates."""
+"""The heuristic baseline: hand evaluation with public-information risk estimates. The agents
+(:class:`HeuristicAgent` and its variants) decide in the compiled kernel of
+:mod:`agents.heuristic_batched`; :class:`HeuristicPolicy` is the search's planner."""
 
 from __future__ import annotations
 
@@ -33,49 +35,20 @@ from .common import (
     remove_cards,
     unseen_counts,
 )
-
-#: Tunable weights of :class:`HeuristicAgent` (override any with a keyword option).
-DEFAULTS = {
-    # cost of each card still held after the next discard (fewer cards = sooner to call)
-    "mu": 3.0,
-    # opponents' unknown cards are assumed lower than the unseen pool: value v is weighted
-    # exp(-b·v), b = bias + bias_per_turn · (turns each player has had this round), at
-    # most bias_max (players keep their low cards; fitted on heuristic self-play)
-    "bias": 0.04,
-    "bias_per_turn": 0.035,
-    "bias_max": 0.35,
-    # call Yaniv only when the estimated chance of being beaten is at most this...
-    "call_risk": 0.3,
-    # ...and the expected relative points of calling exceed this
-    "call_margin": 0.0,
-    # weight of what a discard leaves the next player to take (low cards, jokers, cards
-    # that combine with the cards it is known to hold)
-    "leave_weight": 0.6,
-    # scale of the chance that the round ends before my next turn (it mixes the hand
-    # total now with the hand's value after the next discard)
-    "end_weight": 1.0,
-    # weight of the game totals in the cost of the points I take when the round ends: 0
-    # counts them as round points; 1 as the change of my total after the milestone (a
-    # total landing on a halving milestone costs less than nothing), plus limit_cost when
-    # it puts me past the score limit
-    "score_aware": 0.0,
-    "limit_cost": 100.0,
-    # weight of the game totals in calling Yaniv: v mixes (1 - v)·points + v·(change of the
-    # total after the milestone, plus limit_cost past the limit), for the opponents' hands
-    # and for my own if I am beaten; above 1 it stretches the totals' difference from points
-    "call_aware": 0.0,
-}
-
-
-def widest_hand_total(rules: Rules) -> int:
-    """The largest total a hand of ``hand_size + 1`` cards can hold (every card a 10)."""
-    return 10 * (rules.hand_size + 1)
-
-
-def end_cost_size(rules: Rules) -> int:
-    """Entries of :meth:`HeuristicPolicy.end_costs`: every total a hand of ``hand_size + 1``
-    cards can hold, plus the penalty."""
-    return widest_hand_total(rules) + rules.penalty + 1
+from .compiled import as_batch, compiled_once, one_row
+from .heuristic_batched import (
+    DEFAULTS,
+    EMPTY_HAND_COST,
+    INCONSISTENT,
+    HeuristicTables,
+    _decide_range,
+    end_cost_size,
+    heuristic_batch,
+    heuristic_tables,
+    warm_up_batch,
+    weights,
+    widest_hand_total,
+)
 
 
 def _sum_cdf(base: int, unknown: int, hist: list[float], cap: int) -> list[float]:
@@ -105,10 +78,6 @@ def _weighted(hist: list[float], bias: float) -> list[float]:
     w = [hist[v] * math.exp(-bias * v) for v in range(11)]
     s = sum(w)
     return [x / s for x in w] if s > 0 else [1.0] + [0.0] * 10
-
-
-#: Plan cost of a discard that empties the hand when that wins the round (001).
-EMPTY_HAND_COST = -100.0
 
 
 class Estimate:
@@ -169,8 +138,11 @@ class Estimate:
 
 
 class HeuristicPolicy:
-    """The decision logic of :class:`HeuristicAgent` on an :class:`~agents.common.Info`
-    (no observation needed: the search agent also runs it on positions it builds).
+    """The heuristic's costs in Python on an :class:`~agents.common.Info`: the search's
+    planner (:mod:`agents.search`: its ranked turn plans, its call test, and its rollouts on
+    positions it builds). The agents decide in the compiled kernel
+    (:mod:`agents.heuristic_batched`), whose decisions :meth:`decide` makes too, bit for bit
+    (the test suite checks it).
 
     ``lite=True`` is the fast variant used inside search rollouts: the same cost
     function, but the unseen cards are taken to be the deck's value distribution and a
@@ -581,6 +553,11 @@ class HeuristicAgent(AgentBase):
     ``P(win)·(my hand + the caller's hand + penalty)`` exceeds ``P(lose)·penalty``, the
     caller's total restricted to the call limit. *Blast*: always.
 
+    It decides in one compiled kernel (:mod:`agents.heuristic_batched`, Numba): :meth:`act_batch`
+    for a batch of observations (``-1`` where nothing is legal), :meth:`act` for one (a batch
+    of one row). ``threads``: Numba threads to spread a batch's rows over (default 1; the same
+    actions whatever the count, see :func:`agents.heuristic_batched.heuristic_batch`).
+
     Options (keywords): see :data:`DEFAULTS` (others are a ``TypeError``). ``strict``: raise
     if the logic ever picks an illegal action (:mod:`agents.base`, strict mode).
     """
@@ -588,6 +565,8 @@ class HeuristicAgent(AgentBase):
     name = "heuristic"
     #: Options this agent sets unless given (a variant's defaults).
     default_options: dict = {}
+    #: Numba threads per :meth:`act_batch` call (opt-in, see :func:`agents.heuristic_batched.heuristic_batch`).
+    threads: int = 1
 
     def __init__(
         self,
@@ -598,12 +577,56 @@ class HeuristicAgent(AgentBase):
         **options,
     ):
         super().__init__(seed, rules, num_players)
-        self.policy = HeuristicPolicy(**{**self.default_options, **options})
+        options = {**self.default_options, **options}
+        unknown = set(options) - set(DEFAULTS)
+        if unknown:
+            raise TypeError(f"unknown heuristic options: {', '.join(sorted(unknown))}; known: {', '.join(DEFAULTS)}")
+        #: the weights this agent plays with (:data:`DEFAULTS` overridden by its options)
+        self.options = {**DEFAULTS, **options}
+        self.weights = weights(self.options)
         self.strict = strict_default(strict)
 
+    def _tables(self, observation: np.ndarray) -> HeuristicTables:
+        return heuristic_tables(self.context_for(observation).rules)
+
+    def _kernel(self, obs: np.ndarray, m: np.ndarray, t: HeuristicTables) -> np.ndarray:
+        compiled_once(
+            "the heuristic agents", _decide_range, lambda: heuristic_batch(*warm_up_batch(t), t, self.weights)
+        )
+        return heuristic_batch(obs, m, t, self.weights, self.threads)
+
+    def _decide(self, obs: np.ndarray, m: np.ndarray, t: HeuristicTables) -> np.ndarray:
+        out = self._kernel(obs, m, t)
+        bad = np.flatnonzero(out == INCONSISTENT)
+        if bad.size:
+            raise ValueError(
+                f"observation {int(bad[0])} of the batch contradicts itself (a legal discard's cards, the drawn "
+                f"card or more cards than a hand holds): not an observation of a game of {t.rules.name!r}"
+            )
+        for b in np.flatnonzero(out >= 0):
+            if not m[b, out[b]]:  # never expected (the kernel picks among legal actions)
+                out[b] = checked_choice(self.name, int(out[b]), np.flatnonzero(m[b]).tolist(), self.rng, self.strict)
+        return out
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        info = self.info(observation, action_mask)
-        return checked_choice(self.name, self.policy.decide(info), info.legal, self.rng, self.strict)
+        t = self._tables(observation)
+        obs, m = one_row(t.layout, t.num_actions, f"the {t.rules.name!r} rules with {t.n} players", observation,
+                         action_mask)  # fmt: skip
+        return int(self._decide(obs, m, t)[0])
+
+    def act_batch(self, observations, masks, keys=None) -> np.ndarray:
+        """One action per row (``-1`` where nothing is legal); ``keys`` is not used (the
+        heuristic does not draw)."""
+        obs, m = as_batch(observations, masks)
+        if not len(obs):
+            return np.empty(0, dtype=np.int64)
+        t = self._tables(obs[0])
+        if obs.shape[1] != t.size or m.shape[1] != t.num_actions:
+            raise ValueError(
+                f"observations [B, {obs.shape[1]}] and masks [B, {m.shape[1]}] do not match the "
+                f"{t.rules.name!r} rules with {t.n} players ([B, {t.size}] and [B, {t.num_actions}])"
+            )
+        return self._decide(obs, m, t)
 
 
 class ScoreHeuristicAgent(HeuristicAgent):

@@ -1,16 +1,17 @@
-"""The heuristic agent's decision compiled for whole batches (Numba, nopython, cached).
+"""The heuristic agents' decision, compiled for whole batches (Numba, nopython, cached): the
+one place where ``heuristic``, ``score_heuristic`` and ``tuned_two_deck`` decide (their
+scalar ``act`` is a batch of one row).
 
-:func:`heuristic_batch` returns, row by row, the action :meth:`agents.heuristic.HeuristicPolicy.decide`
-returns on the same observation and mask (full, not ``lite``). Each piece of the scalar policy
-has a small kernel here over card lists and count arrays (decode, unseen counts, the
+:func:`heuristic_batch` returns, row by row, the action of the heuristic described in
+:class:`agents.heuristic.HeuristicAgent` (the full policy; the search's planner
+:class:`agents.heuristic.HeuristicPolicy` computes the same costs in Python, with every
+floating-point operation in the same order, so the scores are bit-identical; ties are broken
+alike: plans, least ``(cost, discard id, draw id)``; draws, least ``(cost, action id)``). The
+pieces are small kernels over card lists and count arrays (decode, unseen counts, the
 weighted value histogram, the sum-of-values CDF, call risk, best next discard, hand and
 stock costs, the leave weight, the end-of-round chance, the cost of the points taken
-when the round ends as the acting seat's total makes it), with every floating-point
-operation in the scalar code's order so the scores are bit-identical; ties are broken as
-the scalar code breaks them (plans: least ``(cost, discard id, draw id)``; draws: least
-``(cost, action id)``). A row whose decision the kernel cannot make as the scalar code would
-(an inconsistent observation, or a total outside the milestone table) gets ``-2`` and the
-caller asks the scalar policy. Rows whose mask allows nothing get ``-1``.
+when the round ends as the acting seat's total makes it). Rows whose mask allows nothing
+get ``-1``; a row whose observation contradicts itself gets :data:`INCONSISTENT`.
 """
 
 from __future__ import annotations
@@ -20,26 +21,78 @@ from functools import lru_cache
 
 import numba
 import numpy as np
-from llvmlite import ir as llvm_ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
-from numba.np.arrayobj import populate_array
 
 from yaniv_env import Rules
 from yaniv_env.actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE, action_table
-from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE, standard_deck
+from yaniv_env.cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, YANIV_VALUE, standard_deck
 from yaniv_env.engine import after_milestone, past_limit
 from yaniv_env.observation import ObservationLayout
 
-from .heuristic import DEFAULTS, EMPTY_HAND_COST, end_cost_size
+from .common import ASAF_PHASE, BLAST_PHASE, DRAW_PHASE, PHASES, SLAM_PHASE
+from .compiled import borrowed, first_legal, legal_from
 
-__all__ = ["HeuristicTables", "heuristic_tables", "heuristic_batch"]
+__all__ = ["DEFAULTS", "HeuristicTables", "heuristic_tables", "heuristic_batch", "weights", "warm_up_batch"]
+
+#: Tunable weights of :class:`HeuristicAgent` (override any with a keyword option).
+DEFAULTS = {
+    # cost of each card still held after the next discard (fewer cards = sooner to call)
+    "mu": 3.0,
+    # opponents' unknown cards are assumed lower than the unseen pool: value v is weighted
+    # exp(-b·v), b = bias + bias_per_turn · (turns each player has had this round), at
+    # most bias_max (players keep their low cards; fitted on heuristic self-play)
+    "bias": 0.04,
+    "bias_per_turn": 0.035,
+    "bias_max": 0.35,
+    # call Yaniv only when the estimated chance of being beaten is at most this...
+    "call_risk": 0.3,
+    # ...and the expected relative points of calling exceed this
+    "call_margin": 0.0,
+    # weight of what a discard leaves the next player to take (low cards, jokers, cards
+    # that combine with the cards it is known to hold)
+    "leave_weight": 0.6,
+    # scale of the chance that the round ends before my next turn (it mixes the hand
+    # total now with the hand's value after the next discard)
+    "end_weight": 1.0,
+    # weight of the game totals in the cost of the points I take when the round ends: 0
+    # counts them as round points; 1 as the change of my total after the milestone (a
+    # total landing on a halving milestone costs less than nothing), plus limit_cost when
+    # it puts me past the score limit
+    "score_aware": 0.0,
+    "limit_cost": 100.0,
+    # weight of the game totals in calling Yaniv: v mixes (1 - v)·points + v·(change of the
+    # total after the milestone, plus limit_cost past the limit), for the opponents' hands
+    # and for my own if I am beaten; above 1 it stretches the totals' difference from points
+    "call_aware": 0.0,
+}
+
+
+def widest_hand_total(rules: Rules) -> int:
+    """The largest total a hand of ``hand_size + 1`` cards can hold (every card a 10)."""
+    return 10 * (rules.hand_size + 1)
+
+
+def end_cost_size(rules: Rules) -> int:
+    """Entries of :meth:`HeuristicPolicy.end_costs`: every total a hand of ``hand_size + 1``
+    cards can hold, plus the penalty."""
+    return widest_hand_total(rules) + rules.penalty + 1
+
+
+#: Plan cost of a discard that empties the hand when that wins the round (001).
+EMPTY_HAND_COST = -100.0
+
 
 VALUE = np.array(YANIV_VALUE, dtype=np.int64)
 RANKS = np.array(RANK, dtype=np.int64)
 SUITS = np.array(SUIT, dtype=np.int64)
 MAX_HAND = 64
-SCRATCH = 82  # _best_removed's counts: by rank (13), by suit (4), ranks present (52), a suit's ranks (13)
+#: Card values 0..10: the length of a value histogram.
+NUM_VALUES = max(YANIV_VALUE) + 1
+# Scratch ints per block (``sc``): counts by rank, by suit, the kinds present (one per
+# non-joker kind), a suit's ranks in order
+S_BY_SUIT = NUM_RANKS
+S_PRESENT = S_BY_SUIT + NUM_SUITS
+S_SUIT_RANKS = S_PRESENT + NUM_SUITS * NUM_RANKS
+SCRATCH = S_SUIT_RANKS + NUM_RANKS
 
 
 class HeuristicTables:
@@ -51,6 +104,7 @@ class HeuristicTables:
         p = layout.pieces
         discards = table.discards
         self.rules = rules
+        self.layout = layout
         self.n = rules.num_players
         self.num_actions = table.num_actions
         self.size = layout.size
@@ -59,7 +113,9 @@ class HeuristicTables:
         )
         self.known_start = p["known"].start
         self.card_end = p["out_of_play"].start + NUM_KINDS  # the card-count blocks end with out_of_play
-        self.slices = {name: p[name].slice for name in ("hand_sizes", "alive", "caller", "stock", "round_progress")}
+        self.slices = {
+            name: p[name].slice for name in ("hand_sizes", "alive", "caller", "stock", "round_progress", "scores")
+        }
         self.phase_slice = p["phase"].slice
         self.deck_counts = np.zeros(NUM_KINDS, dtype=np.int64)
         for k in standard_deck(rules.jokers_per_deck, rules.num_decks):
@@ -80,7 +136,8 @@ class HeuristicTables:
         end_size = end_cost_size(rules)
         # integer rules (R_* indices): call_max, penalty, empty_hand_wins, run_min,
         # max_run_jokers, run_jokers_at_ends, hand_size; then the observation offset of the
-        # acting seat's total, the score limit and the size of the end-cost table
+        # acting seat's total, the score limit, the size of the end-cost table and the lowest
+        # total of the milestone table
         self.int_rules = np.array(
             [
                 rules.call_max,
@@ -93,13 +150,34 @@ class HeuristicTables:
                 p["scores"].start,
                 rules.score_limit,
                 end_size,
+                0,
             ],
             dtype=np.int64,
         )
-        #: ``milestones[t]``: a total ``t`` once the milestone has applied, and whether that
-        #: is past the limit (``t`` up to the limit plus the largest points of a round)
-        after = [after_milestone(rules, t) for t in range(rules.score_limit + end_size)]
-        self.milestones = np.array([(a, past_limit(rules, a)) for a in after], dtype=np.int64)
+        self.milestones = self.milestone_table(0, rules.score_limit)
+        self._wider: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def milestone_table(self, lo: int, hi: int) -> np.ndarray:
+        """``table[t - lo]``: a total ``t`` once the milestone has applied, and whether that
+        is past the limit, for the totals a seat whose total is ``lo..hi`` can reach in a round."""
+        rules = self.rules
+        after = [after_milestone(rules, t) for t in range(lo, hi + self.int_rules[R_END_SIZE])]
+        return np.array([(a, past_limit(rules, a)) for a in after], dtype=np.int64)
+
+    def for_totals(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(int_rules, milestones)`` covering the totals the observations hold: the tables'
+        own (totals from 0 to the limit), or wider ones (built once) for totals outside that."""
+        r = self.rules
+        totals = np.round(obs[:, self.slices["scores"]].astype(np.float64) * r.score_limit)
+        lo, hi = int(min(0, totals.min())), int(max(r.score_limit, totals.max()))
+        if (lo, hi) == (0, r.score_limit):
+            return self.int_rules, self.milestones
+        got = self._wider.get((lo, hi))
+        if got is None:
+            ir = self.int_rules.copy()
+            ir[R_MILESTONE_LO] = lo
+            got = self._wider[(lo, hi)] = (ir, self.milestone_table(lo, hi))
+        return got
 
     def decode(self, obs: np.ndarray) -> tuple[np.ndarray, ...]:
         """The per-seat and scalar fields :func:`agents.common.decode` reads, for a batch (same
@@ -112,13 +190,19 @@ class HeuristicTables:
         caller = np.where(caller_vec.max(axis=1) > 0.5, caller_vec.argmax(axis=1), -1).astype(np.int64)
         stock = np.round(obs[:, s["stock"]][:, 0].astype(np.float64) * r.deck_size).astype(np.int64)
         turns = np.round(obs[:, s["round_progress"]][:, 0].astype(np.float64) * r.turn_limit).astype(np.int64)
-        phase = obs[:, self.phase_slice].argmax(axis=1).astype(np.int64)
+        phase_vec = obs[:, self.phase_slice]
+        phase = np.where(phase_vec.max(axis=1) > 0.5, phase_vec.argmax(axis=1), len(PHASES)).astype(np.int64)
         return hand_sizes, alive, caller, stock, turns, phase
 
 
 @lru_cache(maxsize=64)
 def heuristic_tables(rules: Rules) -> HeuristicTables:
     return HeuristicTables(rules)
+
+
+def warm_up_batch(tables: HeuristicTables) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of one row that runs the kernel (compiling it, or reading Numba's cache)."""
+    return np.zeros((1, tables.size), np.float32), np.zeros((1, tables.num_actions), np.bool_)
 
 
 def weights(options: dict) -> np.ndarray:
@@ -130,60 +214,28 @@ def weights(options: dict) -> np.ndarray:
     return np.array([float(o[k]) for k in DEFAULTS], dtype=np.float64)
 
 
-# weight indices, in DEFAULTS order
-W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX, W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_END = range(8)
-W_SCORE, W_LIMIT, W_CALL_AWARE = range(8, 11)
+# weight indices (the order of DEFAULTS)
+_W = {name: i for i, name in enumerate(DEFAULTS)}
+W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX = _W["mu"], _W["bias"], _W["bias_per_turn"], _W["bias_max"]
+W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_END = _W["call_risk"], _W["call_margin"], _W["leave_weight"], _W["end_weight"]
+W_SCORE, W_LIMIT, W_CALL_AWARE = _W["score_aware"], _W["limit_cost"], _W["call_aware"]
 # int_rules indices
 R_CALL_MAX, R_PENALTY, R_EMPTY_WINS, R_RUN_MIN, R_RUN_JOKERS, R_ENDS_OK, R_HAND_SIZE = range(7)
-R_SCORES, R_SCORE_LIMIT, R_END_SIZE = range(7, 10)
-
-
-@intrinsic
-def _borrowed(typingctx, arr):
-    """``arr`` without its reference count (a view whose meminfo is null): Numba's atomic
-    increments and decrements of it, one pair per array argument of every helper call even
-    inlined, become no-ops. Only for arrays that a caller keeps alive meanwhile."""
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(sig.args[0])(context, builder, value=args[0])
-        dst = context.make_array(sig.return_type)(context, builder)
-        populate_array(dst, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None)
-        return dst._getvalue()
-
-    return arr(arr), codegen
-
-
-@intrinsic
-def _eight(typingctx, masks, b, a):
-    """The eight bytes ``masks[b, a:a + 8]`` as one unaligned ``uint64`` (nonzero if any is
-    set; ``masks``: a C-contiguous 2-D bool array, ``a + 8 <= masks.shape[1]``)."""
-
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, value=args[0])
-        shape = cgutils.unpack_tuple(builder, ary.shape)
-        strides = cgutils.unpack_tuple(builder, ary.strides)
-        ptr = cgutils.get_item_pointer2(context, builder, ary.data, shape, strides, "C", [args[1], args[2]])
-        word = builder.bitcast(ptr, llvm_ir.IntType(64).as_pointer())
-        return builder.load(word, align=1)
-
-    if not (
-        isinstance(masks, types.Array) and masks.ndim == 2 and masks.layout == "C" and masks.dtype == types.boolean
-    ):
-        return None
-    return types.uint64(masks, types.intp, types.intp), codegen
+R_SCORES, R_SCORE_LIMIT, R_END_SIZE, R_MILESTONE_LO = range(7, 11)
 
 
 # -- hand arithmetic ---------------------------------------------------------------------------
 #
-# Speed: the row loop (:func:`_decide_range`) works on borrowed arrays (:func:`_borrowed`)
+# Speed: the row loop (:func:`_decide_range`) works on borrowed arrays (:func:`agents.compiled.borrowed`)
 # and its helpers take scratch arrays at offsets, never slices or fresh arrays. With owned
 # arrays, every array argument of every helper call (inlined or not) and every slice cost an
 # atomic reference-count increment and decrement: more than half of a decision's time. The
-# small helpers are inlined (``inline="always"``); _hand_cost, _best_removed and _sum_cdf are
-# not: inlined everywhere too, the row loop took four minutes to compile (about 6% faster).
-# Scratch ints (``sc``, :data:`SCRATCH` ints per block): by rank
-# (13), by suit (4), kinds present (52), a suit's ranks (13); block 0 holds the parts of the
-# hand being drawn to (:func:`_parts`), block 1 serves whole hand costs.
+# small helpers are inlined (``inline="always"``); the larger ones (_hand_cost, _best_removed,
+# _sum_cdf and each phase's decision) are called: Numba's inlining copies a helper's IR into
+# every caller, and inlined everywhere the row loop took minutes to compile.
+# Scratch ints (``sc``, :data:`SCRATCH` ints per block, laid out as the ``S_*`` offsets say):
+# block 0 holds the parts of the hand being drawn to (:func:`_parts`), block 1 serves whole
+# hand costs.
 
 
 @numba.njit(cache=True, inline="always")
@@ -196,18 +248,18 @@ def _total(hand, m):
 
 @numba.njit(cache=True, inline="always")
 def _suit_run(sc, o, s, in_suit, J, mu, ir):
-    """The best run of suit ``s`` (``value + mu·length``), -1 if none; ``sc[o + 17:]``: the
-    kinds held (52), ``in_suit``: the suit's cards (duplicates counted)."""
+    """The best run of suit ``s`` (``value + mu·length``), -1 if none; ``sc[o + S_PRESENT:]``: the
+    kinds held, ``in_suit``: the suit's cards (duplicates counted)."""
     best = -1.0
     run_min = ir[R_RUN_MIN]
     if in_suit == 0 or in_suit + J < run_min:
         return best
     ends_ok = ir[R_ENDS_OK] != 0
     cap = ir[R_HAND_SIZE]
-    rs = o + 69
-    present = o + 17 + s * 13
+    rs = o + S_SUIT_RANKS
+    present = o + S_PRESENT + s * NUM_RANKS
     nr = 0
-    for r in range(13):
+    for r in range(NUM_RANKS):
         if sc[present + r]:
             sc[rs + nr] = r
             nr += 1
@@ -221,7 +273,7 @@ def _suit_run(sc, o, s, in_suit, J, mu, ir):
             gaps = span - (j - i + 1)
             if gaps > J:
                 break
-            length = min(span + J - gaps, cap, 13) if ends_ok else span
+            length = min(span + J - gaps, cap, NUM_RANKS) if ends_ok else span
             if length >= run_min:
                 x = vsum + mu * length
                 if x > best:
@@ -231,12 +283,12 @@ def _suit_run(sc, o, s, in_suit, J, mu, ir):
 
 @numba.njit(cache=True, inline="always")
 def _count(hand, m, mu, sc, o):
-    """``hand[:m]`` by rank (``sc[o:o + 13]``), by suit (``[13:17]``) and kinds present
-    (``[17:69]``); returns its jokers and the best single-card term of best_removed (the
-    scalar's max is over a set of exact values: any order gives the same float)."""
+    """``hand[:m]`` by rank, by suit and kinds present (``sc[o:o + S_SUIT_RANKS]``); returns
+    its jokers and the best single-card term of best_removed (the scalar's max is over a set
+    of exact values: any order gives the same float)."""
     best = -1.0
     jokers = 0
-    for i in range(69):
+    for i in range(S_SUIT_RANKS):
         sc[o + i] = 0
     for i in range(m):
         k = hand[i]
@@ -247,8 +299,8 @@ def _count(hand, m, mu, sc, o):
         if v + mu > best:
             best = v + mu
         sc[o + RANKS[k]] += 1
-        sc[o + 13 + SUITS[k]] += 1
-        sc[o + 17 + k] = 1
+        sc[o + S_BY_SUIT + SUITS[k]] += 1
+        sc[o + S_PRESENT + k] = 1
     if jokers and mu > best:
         best = mu
     return jokers, best
@@ -264,14 +316,14 @@ def _group(g, r, mu):
 def _best_removed(hand, m, mu, ir, sc, o):
     """Context.best_removed over ``hand[:m]`` (scratch block at ``sc[o:]``)."""
     jokers, best = _count(hand, m, mu, sc, o)
-    for r in range(13):
+    for r in range(NUM_RANKS):
         x = _group(sc[o + r], r, mu)
         if x > best:
             best = x
     if m >= ir[R_RUN_MIN]:
         J = min(jokers, ir[R_RUN_JOKERS])
-        for s in range(4):
-            x = _suit_run(sc, o, s, sc[o + 13 + s], J, mu, ir)
+        for s in range(NUM_SUITS):
+            x = _suit_run(sc, o, s, sc[o + S_BY_SUIT + s], J, mu, ir)
             if x > best:
                 best = x
     return best
@@ -312,29 +364,27 @@ def _widest_hand_total(ir):
 
 
 @numba.njit(cache=True, inline="always")
-def _total_change(milestones, start, x, lc):
+def _total_change(milestones, ir, start, x, lc):
     """HeuristicPolicy.total_change: the change of a total ``start`` that takes ``x`` points,
     after the milestone, plus ``lc`` (limit_cost) past the limit."""
-    return milestones[start + x, 0] - start + (lc if milestones[start + x, 1] else 0.0)
+    t = start + x - ir[R_MILESTONE_LO]
+    return milestones[t, 0] - start + (lc if milestones[t, 1] else 0.0)
 
 
 @numba.njit(cache=True, inline="always")
 def _end_costs(start, w, ir, milestones, end):
     """HeuristicPolicy.end_costs of a seat whose total is ``start`` (``end``: the table,
-    ``ir[R_END_SIZE]`` entries); False when ``start`` is outside the milestone table."""
+    ``ir[R_END_SIZE]`` entries)."""
     size = ir[R_END_SIZE]
     score = w[W_SCORE]
     if not score:
         for x in range(size):
             end[x] = x
-        return True
-    if start < 0 or start > ir[R_SCORE_LIMIT]:
-        return False
+        return
     lc = w[W_LIMIT]
     end[0] = 0.0
     for x in range(1, size):
-        end[x] = (1.0 - score) * x + score * _total_change(milestones, start, x, lc)
-    return True
+        end[x] = (1.0 - score) * x + score * _total_change(milestones, ir, start, x, lc)
 
 
 @numba.njit(cache=True, inline="always")
@@ -348,11 +398,11 @@ def _near_kinds(hand, m, near):
             has_joker = True
             continue
         r, s = RANKS[k], SUITS[k]
-        for s2 in range(4):
-            near[s2 * 13 + r] = True
+        for s2 in range(NUM_SUITS):
+            near[s2 * NUM_RANKS + r] = True
         for dr in (-2, -1, 1, 2):
-            if 0 <= r + dr < 13:
-                near[s * 13 + r + dr] = True
+            if 0 <= r + dr < NUM_RANKS:
+                near[s * NUM_RANKS + r + dr] = True
     if m:
         near[JOKER] = True
     if has_joker:
@@ -361,13 +411,15 @@ def _near_kinds(hand, m, near):
             if k != JOKER:
                 r, s = RANKS[k], SUITS[k]
                 for dr in (-3, 3):
-                    if 0 <= r + dr < 13:
-                        near[s * 13 + r + dr] = True
+                    if 0 <= r + dr < NUM_RANKS:
+                        near[s * NUM_RANKS + r + dr] = True
 
 
-# float scratch (``fs``): by value (11), each rank's best other group (13), each suit's best other run (4)
-F_BY_VALUE, F_GX, F_RX = 0, 11, 24
-F_SCRATCH = 28
+# float scratch (``fs``): counts by value, each rank's best other group, each suit's best other run
+F_BY_VALUE = 0
+F_GX = F_BY_VALUE + NUM_VALUES
+F_RX = F_GX + NUM_RANKS
+F_SCRATCH = F_RX + NUM_SUITS
 
 
 @numba.njit(cache=True, inline="always")
@@ -380,7 +432,7 @@ def _parts(hand, m, mu, ir, sc, fs):
     g1 = -1.0  # the best and second-best groups (every term below -1 loses to the singles)
     g2 = -1.0
     i1 = -1
-    for r in range(13):
+    for r in range(NUM_RANKS):
         x = _group(sc[r], r, mu)
         if x > g1:
             g2 = g1
@@ -388,15 +440,15 @@ def _parts(hand, m, mu, ir, sc, fs):
             i1 = r
         elif x > g2:
             g2 = x
-    for r in range(13):
+    for r in range(NUM_RANKS):
         g = g2 if r == i1 else g1
         fs[F_GX + r] = g if g > singles else singles
     best = singles if singles > g1 else g1
     J = min(jokers, ir[R_RUN_JOKERS])
-    r0 = _suit_run(sc, 0, 0, sc[13], J, mu, ir)
-    r1 = _suit_run(sc, 0, 1, sc[14], J, mu, ir)
-    r2 = _suit_run(sc, 0, 2, sc[15], J, mu, ir)
-    r3 = _suit_run(sc, 0, 3, sc[16], J, mu, ir)
+    r0 = _suit_run(sc, 0, 0, sc[S_BY_SUIT], J, mu, ir)
+    r1 = _suit_run(sc, 0, 1, sc[S_BY_SUIT + 1], J, mu, ir)
+    r2 = _suit_run(sc, 0, 2, sc[S_BY_SUIT + 2], J, mu, ir)
+    r3 = _suit_run(sc, 0, 3, sc[S_BY_SUIT + 3], J, mu, ir)
     fs[F_RX + 0] = max(r1, r2, r3)
     fs[F_RX + 1] = max(r0, r2, r3)
     fs[F_RX + 2] = max(r0, r1, r3)
@@ -424,10 +476,10 @@ def _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs):
         x = fs[F_RX + s]
         if x > best:
             best = x
-        held = sc[17 + k]
-        sc[17 + k] = 1
-        x = _suit_run(sc, 0, s, sc[13 + s] + 1, J, mu, ir)
-        sc[17 + k] = held
+        held = sc[S_PRESENT + k]
+        sc[S_PRESENT + k] = 1
+        x = _suit_run(sc, 0, s, sc[S_BY_SUIT + s] + 1, J, mu, ir)
+        sc[S_PRESENT + k] = held
         if x > best:
             best = x
     tk = total + v
@@ -452,7 +504,7 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe,
         return 0.0
     if pool_total <= 0:
         return _hand_cost(hand, m, beat, end, pe, mu, ir, sc, SCRATCH)
-    for v in range(11):
+    for v in range(NUM_VALUES):
         fs[F_BY_VALUE + v] = 0.0
     acc = 0.0
     _near_kinds(hand, m, near)
@@ -475,7 +527,7 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe,
     if m:
         drop_new = total + mu * m
         keep_new = total + mu * m - br + mu
-    for v in range(11):
+    for v in range(NUM_VALUES):
         c = fs[F_BY_VALUE + v]
         if c:
             tv = total + v
@@ -528,7 +580,7 @@ def _normalise(x):
 @numba.njit(cache=True, inline="always")
 def _weighted(hist, bias, w):
     """``w``: the pool's value distribution weighted by ``exp(-bias·v)``."""
-    for v in range(11):
+    for v in range(NUM_VALUES):
         w[v] = hist[v] * math.exp(-bias * v)
     if not _normalise(w) > 0:
         w[:] = 0.0
@@ -584,8 +636,8 @@ def _known_total(known, r, m):
 
 @numba.njit(cache=True)
 def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir, milestones, cdf, dist):
-    """HeuristicPolicy.opponents_end_cost of row ``b`` (NaN when a total is outside the
-    milestone table); ``cdf`` and ``dist``: scratch of ``_widest_hand_total(ir) + 1`` totals."""
+    """HeuristicPolicy.opponents_end_cost of row ``b``; ``cdf`` and ``dist``: scratch of
+    ``_widest_hand_total(ir) + 1`` totals."""
     top = _widest_hand_total(ir)
     lc = w[W_LIMIT]
     acc = 0.0
@@ -594,27 +646,20 @@ def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, 
             continue
         _sum_cdf(_known_total(known, r, n_known[r]), max(0, hand_sizes[b, r] - n_known[r]), weighted, top, cdf, dist)
         start = np.int64(round(np.float64(obs[b, ir[R_SCORES] + r]) * ir[R_SCORE_LIMIT]))
-        if start < 0 or start > ir[R_SCORE_LIMIT]:
-            return np.nan
         prev = 0.0
         for x in range(top + 1):
             p = cdf[x] - prev
             prev = cdf[x]
             if p:
-                acc += p * _total_change(milestones, start, x, lc)
+                acc += p * _total_change(milestones, ir, start, x, lc)
     return acc
 
 
 # -- the decision ------------------------------------------------------------------------------
 
-
-@numba.njit(cache=True, inline="always")
-def first_legal(masks, b):
-    """The lowest legal action of row ``b`` (-1 if none)."""
-    for a in range(masks.shape[1]):
-        if masks[b, a]:
-            return a
-    return -1
+#: A row whose observation contradicts itself (a legal discard's cards or the drawn card
+#: missing from the hand, more cards than a hand can hold): the agent raises ``ValueError``.
+INCONSISTENT = -3
 
 
 @numba.njit(cache=True, inline="always")
@@ -642,13 +687,14 @@ def _scratch(n, ir, card_end, num_moves, num_actions):
         np.empty(NUM_KINDS, np.int64),  # takes
         np.full(num_moves, -1, np.int64),  # move_a
         np.empty(num_actions, np.int64),  # moves
+        np.empty(num_actions, np.int64),  # legal discard ids
     )
     floats = (
         np.zeros(F_SCRATCH),  # fs
         np.empty(NUM_KINDS),  # costs
         np.empty(num_moves),  # move_lc
-        np.empty(11),  # hist
-        np.empty(11),  # weighted
+        np.empty(NUM_VALUES),  # hist
+        np.empty(NUM_VALUES),  # weighted
         np.empty(wide + 1),  # cdf
         np.empty(cap + 1),  # not_beaten
         np.empty(cap + 1),  # beat
@@ -657,294 +703,388 @@ def _scratch(n, ir, card_end, num_moves, num_actions):
     return ints, floats, np.empty((n, MAX_HAND), np.int64), np.empty((2, wide + 1)), np.zeros(NUM_KINDS, np.bool_)
 
 
+@numba.njit(cache=True, inline="always")
+def _cards(row, start, dst):
+    """The cards counted in ``row[start:start + NUM_KINDS]`` into ``dst``, kinds in order;
+    returns their number, -1 for more than a hand can hold."""
+    m = 0
+    for k in range(NUM_KINDS):
+        m += row[start + k]
+    if m > MAX_HAND:
+        return -1
+    m = 0
+    for k in range(NUM_KINDS):
+        for _ in range(row[start + k]):
+            dst[m] = k
+            m += 1
+    return m
+
+
+@numba.njit(cache=True, inline="always")
+def _read_cards(obs, b, card_end, known_start, h_start, n, row, hand, known, n_known):
+    """decode's card counts of row ``b`` (rint, never negative) into ``row``, the hand into
+    ``hand`` and each opponent's known cards into ``known[r, :n_known[r]]``; returns the
+    hand's size, -1 for more cards than a hand can hold."""
+    for j in range(card_end):
+        c = np.int64(np.rint(obs[b, j]))
+        row[j] = c if c > 0 else 0
+    m = _cards(row, h_start, hand)
+    n_known[0] = 0
+    for r in range(1, n):
+        nk = _cards(row, known_start + (r - 1) * NUM_KINDS, known[r])
+        if nk < 0:
+            return -1
+        n_known[r] = nk
+    return m
+
+
+@numba.njit(cache=True, inline="always")
+def _unseen(row, deck_counts, n, known_start, card_starts, pool):
+    """unseen_counts into ``pool``; returns the pool's size and the number of cards out of play."""
+    h_start, top_start, p_start, o_start = card_starts[0], card_starts[2], card_starts[3], card_starts[5]
+    out_of_play = 0
+    for k in range(NUM_KINDS):
+        c = deck_counts[k] - row[h_start + k] - row[top_start + k] - row[p_start + k]
+        c -= row[o_start + k]
+        out_of_play += row[o_start + k]
+        for r in range(1, n):
+            c -= row[known_start + (r - 1) * NUM_KINDS + k]
+        pool[k] = c if c > 0 else 0
+    pool_total = 0
+    for k in range(NUM_KINDS):
+        pool_total += pool[k]
+    return pool_total, out_of_play
+
+
+@numba.njit(cache=True, inline="always")
+def _bias_at(w, alive, b, n, turns):
+    """HeuristicPolicy.bias_at: the low-card bias of the opponents' unknown cards."""
+    n_alive = 0
+    for r in range(n):
+        n_alive += alive[b, r]
+    bias = w[W_BIAS] + w[W_BIAS_TURN] * turns / max(1, n_alive)
+    if not bias < w[W_BIAS_MAX]:
+        bias = w[W_BIAS_MAX]
+    return bias
+
+
+@numba.njit(cache=True)
+def _asaf(total_hand, cr, known, n_known, caller_size, weighted, ir, cdf, dist):
+    """HeuristicPolicy.should_asaf (``cr``: the caller's seat, -1 if none): ASAF or PASS."""
+    cap = ir[R_CALL_MAX]
+    if cr < 0 or total_hand > cap:
+        return PASS
+    mk = n_known[cr] if cr > 0 else 0
+    _sum_cdf(_known_total(known, cr, mk), max(0, caller_size - mk), weighted, cap, cdf, dist)
+    z = cdf[cap]
+    if z <= 0:
+        return ASAF
+    p_lose = cdf[total_hand - 1] / z if total_hand > 0 else 0.0
+    p_win = 1.0 - p_lose
+    mean_caller = 0.0
+    for u in range(cap + 1):
+        mean_caller += u * (cdf[u] - (cdf[u - 1] if u else 0.0))
+    mean_caller = mean_caller / z
+    return ASAF if p_win * (total_hand + mean_caller + ir[R_PENALTY]) > p_lose * ir[R_PENALTY] else PASS
+
+
+@numba.njit(cache=True)
+def _estimate(b, n, alive, known, n_known, hand_sizes, weighted, w, ir, cdf, dist, not_beaten, beat):
+    """Estimate: ``beat[t]``, the chance some opponent holds a total at most ``t``; returns
+    the chance the round ends before my next turn and the sum of the opponents' mean totals."""
+    cap = ir[R_CALL_MAX]
+    mean_w = 0.0
+    for v in range(NUM_VALUES):
+        mean_w += v * weighted[v]
+    not_beaten[:] = 1.0
+    not_end = 1.0
+    gain = 0.0
+    for r in range(1, n):
+        if not alive[b, r]:
+            continue
+        base = _known_total(known, r, n_known[r])
+        unknown = hand_sizes[b, r] - n_known[r]
+        if unknown < 0:
+            unknown = 0
+        _sum_cdf(base, unknown, weighted, cap, cdf, dist)
+        for t in range(cap + 1):
+            not_beaten[t] *= 1.0 - cdf[t]
+        gain += base + unknown * mean_w
+        p_low = cdf[cap] * w[W_END]
+        not_end *= 1.0 - (p_low if p_low < 1.0 else 1.0)
+    for t in range(cap + 1):
+        beat[t] = 1.0 - not_beaten[t]
+    return 1.0 - not_end, gain
+
+
+@numba.njit(cache=True)
+def _slam(row, d_start, hand, m, rest, beat, end, pe, mu, ir, sc):
+    """The slam decision: SLAM when it lowers the hand's cost, else PASS; -1 with no drawn card."""
+    drawn = -1
+    for k in range(NUM_KINDS):
+        if row[d_start + k] > 0:
+            drawn = k
+            break
+    if drawn < 0:
+        return -1
+    mr = 0
+    removed = False
+    for i in range(m):
+        if hand[i] == drawn and not removed:
+            removed = True
+            continue
+        rest[mr] = hand[i]
+        mr += 1
+    if not removed:
+        return INCONSISTENT
+    if mr == 0 and ir[R_EMPTY_WINS] != 0:  # emptying the hand wins: no costs needed
+        return SLAM
+    lowers = _hand_cost(rest, mr, beat, end, pe, mu, ir, sc, 0) <= _hand_cost(hand, m, beat, end, pe, mu, ir, sc, 0)
+    return SLAM if lowers else PASS
+
+
+@numba.njit(cache=True)
+def _draw(masks, b, hand, m, rest, takes, pool, pool_total, beat, end, pe, mu, ir, near, sc, fs, costs):
+    """The draw: least ``(cost, action)`` over the stock and the legal takes; -1 if none."""
+    n_takes = 0
+    for a in range(TAKE_BASE, DISCARD_BASE):
+        if masks[b, a]:
+            takes[n_takes] = a - TAKE_BASE
+            n_takes += 1
+    draw_stock = masks[b, DRAW_STOCK]
+    rest[:m] = hand[:m]
+    sc_cost = _draw_costs(
+        rest, m, draw_stock, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs
+    )
+    bc = 0.0
+    ba = -1
+    if draw_stock:
+        bc = sc_cost
+        ba = DRAW_STOCK
+    for j in range(n_takes):
+        a = TAKE_BASE + takes[j]
+        if ba < 0 or _less(costs[j], a, 0, bc, ba, 0):
+            bc = costs[j]
+            ba = a
+    return ba
+
+
+@numba.njit(cache=True, inline="always")
+def _leave_cost(i, nxt, known, n_known, disc_takeable, disc_n_takeable):
+    """HeuristicPolicy.leave_cost of discard ``i`` to the next seat ``nxt`` (-1: none)."""
+    worst = 0.0
+    if nxt >= 0:
+        for j in range(disc_n_takeable[i]):
+            card = disc_takeable[i, j]
+            u = 4.0 - VALUE[card]
+            if u < 0.0:
+                u = 0.0
+            if n_known[nxt] and _combines(card, known, nxt, n_known[nxt]):
+                u += 3.0
+            if u > worst:
+                worst = u
+    return worst
+
+
+@numba.njit(cache=True)
+def _layouts(masks, b, nxt, lw, known, n_known, tabs, move_a, move_lc, moves, ids):
+    """One layout per move (least leave cost, first in id order): ``move_a[mv]`` and
+    ``move_lc[mv]`` of the moves ``moves[:count]``; returns the count (``ids``: scratch)."""
+    disc_takeable, disc_n_takeable, disc_move = tabs[3], tabs[4], tabs[5]
+    n_moves = 0
+    for j in range(legal_from(masks, b, DISCARD_BASE, ids)):
+        a = ids[j]
+        i = a - DISCARD_BASE
+        lc = _leave_cost(i, nxt, known, n_known, disc_takeable, disc_n_takeable) * lw if lw else 0.0
+        mv = disc_move[i]
+        if move_a[mv] < 0:
+            moves[n_moves] = mv
+            n_moves += 1
+            move_lc[mv] = lc
+            move_a[mv] = a
+        elif lc < move_lc[mv]:
+            move_lc[mv] = lc
+            move_a[mv] = a
+    return n_moves
+
+
+@numba.njit(cache=True)
+def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, pool, pool_total, est, ir, mu, ints, floats, near):
+    """HeuristicPolicy.plans' least ``(cost, discard, draw)``: returns its cost and discard
+    (-1: no plan) and whether a move's cards are missing from the hand (every ``move_a`` is
+    reset to -1)."""
+    card_starts, disc_counts = tabs[0], tabs[2]
+    beat, end, pe = est
+    rest, sc, takes = ints[1], ints[4], ints[6]
+    fs, costs = floats[0], floats[1]
+    h_start, t_start = card_starts[0], card_starts[1]
+    n_takes = 0
+    for k in range(NUM_KINDS):
+        if row[t_start + k] > 0:
+            takes[n_takes] = k
+            n_takes += 1
+    pc = 0.0
+    pa = -1
+    pd = -1
+    bad = False
+    for j in range(n_moves):  # plans compare as whole (cost, discard, draw) keys: any move order
+        mv = moves[j]
+        a = move_a[mv]
+        move_a[mv] = -1
+        i = a - DISCARD_BASE
+        mr = 0
+        for k in range(NUM_KINDS):
+            c = row[h_start + k] - disc_counts[i, k]
+            if c < 0:
+                bad = True
+            for _ in range(c):
+                rest[mr] = k
+                mr += 1
+        if mr == 0 and ir[R_EMPTY_WINS]:
+            if pa < 0 or _less(EMPTY_HAND_COST, a, DRAW_STOCK, pc, pa, pd):
+                pc, pa, pd = EMPTY_HAND_COST, a, DRAW_STOCK
+            continue
+        sc_cost = _draw_costs(
+            rest, mr, stock_ok, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs
+        )
+        if stock_ok:
+            cost = sc_cost + move_lc[mv]
+            if pa < 0 or _less(cost, a, DRAW_STOCK, pc, pa, pd):
+                pc, pa, pd = cost, a, DRAW_STOCK
+        for jt in range(n_takes):
+            cost = costs[jt] + move_lc[mv]
+            if pa < 0 or _less(cost, a, TAKE_BASE + takes[jt], pc, pa, pd):
+                pc, pa, pd = cost, a, TAKE_BASE + takes[jt]
+    return pc, pa, bad
+
+
+@numba.njit(cache=True, inline="always")
+def _calls(obs, b, fields, known, n_known, weighted, w, ir, milestones, cdf, dist, est, total_hand, gain):
+    """HeuristicPolicy.should_call: whether to call Yaniv with the hand total ``total_hand``
+    (``gain``: the sum of the opponents' mean totals)."""
+    hand_sizes, alive = fields[0], fields[1]
+    beat, end = est[0], est[1]
+    q = _beaten(beat, total_hand)
+    if q > w[W_CALL_RISK]:
+        return False
+    loss = total_hand + ir[R_PENALTY]
+    v = w[W_CALL_AWARE]
+    if v:
+        n = hand_sizes.shape[1]
+        theirs = _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir, milestones, cdf,
+                                     dist)  # fmt: skip
+        ev = (1.0 - q) * ((1.0 - v) * gain + v * theirs) - q * ((1.0 - v) * loss + v * end[loss])
+    else:
+        ev = (1.0 - q) * gain - q * loss
+    return ev > w[W_CALL_MARGIN]
+
+
+@numba.njit(cache=True)
+def _discard(obs, b, masks, fields, row, m, pool, pool_total, out_of_play, est, weighted, gain, w, ir, milestones,
+             tabs, scratch):  # fmt: skip
+    """The discard decision: the best plan's discard, or Yaniv (HeuristicPolicy.decide)."""
+    ints, floats, known, dist, near = scratch
+    hand, n_known, move_a, moves = ints[0], ints[2], ints[7], ints[8]
+    move_lc, cdf = floats[2], floats[5]
+    alive, stock = fields[1], fields[3]
+    n = alive.shape[1]
+    stock_ok = stock[b] > 0 or out_of_play > 0
+    nxt = -1
+    for r in range(1, n):
+        if alive[b, r]:
+            nxt = r
+            break
+    n_moves = _layouts(masks, b, nxt, w[W_LEAVE], known, n_known, tabs, move_a, move_lc, moves, ints[9])
+    pc, pa, bad = _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, pool, pool_total, est, ir, w[W_MU],
+                             ints, floats, near)  # fmt: skip
+    if bad:
+        return INCONSISTENT
+    if pa >= 0 and pc <= EMPTY_HAND_COST:
+        return pa  # 001: emptying the hand wins, and cannot be challenged
+    total_hand = _total(hand, m)
+    if masks[b, CALL_YANIV] and _calls(obs, b, fields, known, n_known, weighted, w, ir, milestones, cdf, dist, est,
+                                       total_hand, gain):  # fmt: skip
+        return CALL_YANIV
+    return pa
+
+
+@numba.njit(cache=True)
+def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, end_start):
+    """The decision of row ``b`` (-1: none made, the first legal action stands) and the total
+    the end-cost table ``end`` now holds (``end_start``: the one it held)."""
+    hand_sizes, alive, caller, stock, turns, phase = fields
+    card_starts, deck_counts = tabs[0], tabs[1]
+    n, card_end, known_start = sizes
+    ints, floats, known, dist, near = scratch
+    hand, rest, n_known, pool, sc, row, takes = ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6]
+    fs, costs, hist, weighted, cdf, not_beaten, beat, end = (floats[0], floats[1], floats[3], floats[4], floats[5],
+                                                             floats[6], floats[7], floats[8])  # fmt: skip
+    ph = phase[b]
+    if ph == BLAST_PHASE:
+        return (BLAST if masks[b, BLAST] else -1), end_start
+    if ph > BLAST_PHASE or (ph == ASAF_PHASE and not masks[b, ASAF]) or (ph == SLAM_PHASE and not masks[b, SLAM]):
+        return -1, end_start
+    m = _read_cards(obs, b, card_end, known_start, card_starts[0], n, row, hand, known, n_known)
+    if m < 0:
+        return INCONSISTENT, end_start
+    pool_total, out_of_play = _unseen(row, deck_counts, n, known_start, card_starts, pool)
+    _hist(pool, deck_counts, hist)
+    _weighted(hist, _bias_at(w, alive, b, n, turns[b]), weighted)
+    if ph == ASAF_PHASE:
+        cr = caller[b]
+        return _asaf(_total(hand, m), cr, known, n_known, hand_sizes[b, cr], weighted, ir, cdf, dist), end_start
+    if w[W_SCORE]:
+        start = np.int64(round(np.float64(obs[b, ir[R_SCORES]]) * ir[R_SCORE_LIMIT]))
+        if start != end_start:
+            _end_costs(start, w, ir, milestones, end)
+            end_start = start
+    pe, gain = _estimate(b, n, alive, known, n_known, hand_sizes, weighted, w, ir, cdf, dist, not_beaten, beat)
+    mu = w[W_MU]
+    if ph == SLAM_PHASE:
+        return _slam(row, card_starts[4], hand, m, rest, beat, end, pe, mu, ir, sc), end_start
+    if ph == DRAW_PHASE:
+        return _draw(masks, b, hand, m, rest, takes, pool, pool_total, beat, end, pe, mu, ir, near, sc, fs,
+                     costs), end_start  # fmt: skip
+    est = (beat, end, pe)
+    return _discard(obs, b, masks, fields, row, m, pool, pool_total, out_of_play, est, weighted, gain, w, ir,
+                    milestones, tabs, scratch), end_start  # fmt: skip
+
+
 @numba.njit(cache=True)
 def _decide_range(
     lo, hi, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
     milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
 ):  # fmt: skip
-    """The decisions of rows ``lo..hi - 1`` (each row on its own: any split gives the same);
-    ``scratch``: :func:`_scratch`. Every array is used borrowed (see :func:`_borrowed`): the
-    caller holds them."""
-    obs, card_starts = _borrowed(obs), _borrowed(card_starts)
-    hand_sizes, alive = _borrowed(hand_sizes), _borrowed(alive)
-    caller, stock, turns, phase = _borrowed(caller), _borrowed(stock), _borrowed(turns), _borrowed(phase)
-    masks, w, ir, deck_counts = _borrowed(masks), _borrowed(w), _borrowed(ir), _borrowed(deck_counts)
-    milestones = _borrowed(milestones)
-    disc_counts, disc_takeable = _borrowed(disc_counts), _borrowed(disc_takeable)
-    disc_n_takeable, disc_move, out = _borrowed(disc_n_takeable), _borrowed(disc_move), _borrowed(out)
+    """The decisions of rows ``lo..hi - 1`` into ``out`` (each row on its own: any split gives
+    the same; -1 where nothing is legal, :data:`INCONSISTENT` for a self-contradicting
+    observation); ``scratch``: :func:`_scratch`. Every array is used borrowed
+    (:func:`agents.compiled.borrowed`): the caller holds them."""
+    obs, masks, w, ir, milestones, out = borrowed(obs), borrowed(masks), borrowed(w), borrowed(ir), borrowed(
+        milestones), borrowed(out)  # fmt: skip
+    fields = (borrowed(hand_sizes), borrowed(alive), borrowed(caller), borrowed(stock), borrowed(turns),
+              borrowed(phase))  # fmt: skip
+    tabs = (borrowed(card_starts), borrowed(deck_counts), borrowed(disc_counts), borrowed(disc_takeable),
+            borrowed(disc_n_takeable), borrowed(disc_move))  # fmt: skip
     ints, floats, known, dist, near = scratch
-    known, dist, near = _borrowed(known), _borrowed(dist), _borrowed(near)
-    hand, rest, n_known, pool = _borrowed(ints[0]), _borrowed(ints[1]), _borrowed(ints[2]), _borrowed(ints[3])
-    sc, row, takes, move_a, moves = (_borrowed(ints[4]), _borrowed(ints[5]), _borrowed(ints[6]), _borrowed(ints[7]),
-                                     _borrowed(ints[8]))  # fmt: skip
-    fs, costs, move_lc, hist = _borrowed(floats[0]), _borrowed(floats[1]), _borrowed(floats[2]), _borrowed(floats[3])
-    weighted, cdf, not_beaten, beat = (_borrowed(floats[4]), _borrowed(floats[5]), _borrowed(floats[6]),
-                                       _borrowed(floats[7]))  # fmt: skip
-    end = _borrowed(floats[8])
+    scratch = (
+        (borrowed(ints[0]), borrowed(ints[1]), borrowed(ints[2]), borrowed(ints[3]), borrowed(ints[4]),
+         borrowed(ints[5]), borrowed(ints[6]), borrowed(ints[7]), borrowed(ints[8]), borrowed(ints[9])),
+        (borrowed(floats[0]), borrowed(floats[1]), borrowed(floats[2]), borrowed(floats[3]), borrowed(floats[4]),
+         borrowed(floats[5]), borrowed(floats[6]), borrowed(floats[7]), borrowed(floats[8])),
+        borrowed(known), borrowed(dist), borrowed(near),
+    )  # fmt: skip
+    sizes = (n, card_end, known_start)
     end_start = -1  # the total ``end`` was built for (every total alike without score_aware)
     if not w[W_SCORE]:
-        _end_costs(0, w, ir, milestones, end)
-    A = masks.shape[1]
-    cap = ir[R_CALL_MAX]
-    mu = w[W_MU]
-    lw = w[W_LEAVE]
-    h_start, t_start, top_start = card_starts[0], card_starts[1], card_starts[2]
-    p_start, d_start, o_start = card_starts[3], card_starts[4], card_starts[5]
+        _end_costs(0, w, ir, milestones, scratch[1][8])
     for b in range(lo, hi):
         first = first_legal(masks, b)
         out[b] = first
         if first < 0:
             continue
-        for j in range(card_end):  # decode's card counts: rint, never negative
-            c = np.int64(np.rint(obs[b, j]))
-            row[j] = c if c > 0 else 0
-        ph = phase[b]
-        if ph == 4:
-            if masks[b, BLAST]:
-                out[b] = BLAST
-            continue
-        if ph == 3 and not masks[b, ASAF]:
-            continue
-        if ph == 2 and not masks[b, SLAM]:
-            continue
-        if ph > 4:
-            continue
-        # decode the cards (Info), unseen counts (pool)
-        m = 0
-        for k in range(NUM_KINDS):
-            for _ in range(row[h_start + k]):
-                hand[m] = k
-                m += 1
-        total_hand = _total(hand, m)
-        n_known[0] = 0
-        for r in range(1, n):
-            nk = 0
-            s0 = known_start + (r - 1) * NUM_KINDS
-            for k in range(NUM_KINDS):
-                for _ in range(row[s0 + k]):
-                    known[r, nk] = k
-                    nk += 1
-            n_known[r] = nk
-        out_of_play = 0
-        for k in range(NUM_KINDS):
-            c = deck_counts[k] - row[h_start + k] - row[top_start + k] - row[p_start + k]
-            c -= row[o_start + k]
-            out_of_play += row[o_start + k]
-            for r in range(1, n):
-                c -= row[known_start + (r - 1) * NUM_KINDS + k]
-            pool[k] = c if c > 0 else 0
-        pool_total = 0
-        for k in range(NUM_KINDS):
-            pool_total += pool[k]
-        _hist(pool, deck_counts, hist)
-        # bias_at
-        n_alive = 0
-        for r in range(n):
-            n_alive += alive[b, r]
-        bias = w[W_BIAS] + w[W_BIAS_TURN] * turns[b] / max(1, n_alive)
-        if not bias < w[W_BIAS_MAX]:
-            bias = w[W_BIAS_MAX]
-        _weighted(hist, bias, weighted)
-        if ph == 3:  # should_asaf
-            act = PASS
-            cr = caller[b]
-            if cr >= 0 and total_hand <= cap:
-                mk = n_known[cr] if cr > 0 else 0
-                _sum_cdf(_known_total(known, cr, mk), max(0, hand_sizes[b, cr] - mk), weighted, cap, cdf, dist)
-                z = cdf[cap]
-                if z <= 0:
-                    act = ASAF
-                else:
-                    p_lose = cdf[total_hand - 1] / z if total_hand > 0 else 0.0
-                    p_win = 1.0 - p_lose
-                    mean_caller = 0.0
-                    for u in range(cap + 1):
-                        mean_caller += u * (cdf[u] - (cdf[u - 1] if u else 0.0))
-                    mean_caller = mean_caller / z
-                    if p_win * (total_hand + mean_caller + ir[R_PENALTY]) > p_lose * ir[R_PENALTY]:
-                        act = ASAF
+        act, end_start = _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, end_start)
+        if act != -1:
             out[b] = act
-            continue
-        if w[W_SCORE]:
-            start = np.int64(round(np.float64(obs[b, ir[R_SCORES]]) * ir[R_SCORE_LIMIT]))
-            if start != end_start:
-                if not _end_costs(start, w, ir, milestones, end):
-                    out[b] = -2
-                    continue
-                end_start = start
-        # Estimate
-        mean_w = 0.0
-        for v in range(11):
-            mean_w += v * weighted[v]
-        not_beaten[:] = 1.0
-        not_end = 1.0
-        gain = 0.0
-        for r in range(1, n):
-            if not alive[b, r]:
-                continue
-            base = _known_total(known, r, n_known[r])
-            unknown = hand_sizes[b, r] - n_known[r]
-            if unknown < 0:
-                unknown = 0
-            _sum_cdf(base, unknown, weighted, cap, cdf, dist)
-            for t in range(cap + 1):
-                not_beaten[t] *= 1.0 - cdf[t]
-            gain += base + unknown * mean_w
-            p_low = cdf[cap] * w[W_END]
-            not_end *= 1.0 - (p_low if p_low < 1.0 else 1.0)
-        for t in range(cap + 1):
-            beat[t] = 1.0 - not_beaten[t]
-        pe = 1.0 - not_end
-        if ph == 2:  # slam
-            drawn = -1
-            for k in range(NUM_KINDS):
-                if row[d_start + k] > 0:
-                    drawn = k
-                    break
-            if drawn < 0:
-                continue
-            mr = 0
-            removed = False
-            for i in range(m):
-                if hand[i] == drawn and not removed:
-                    removed = True
-                    continue
-                rest[mr] = hand[i]
-                mr += 1
-            if not removed:
-                out[b] = -2
-                continue
-            empties = mr == 0 and ir[R_EMPTY_WINS] != 0  # emptying the hand wins: no costs needed
-            lowers = empties or _hand_cost(rest, mr, beat, end, pe, mu, ir, sc, 0) <= _hand_cost(
-                hand, m, beat, end, pe, mu, ir, sc, 0
-            )
-            out[b] = SLAM if lowers else PASS
-            continue
-        if ph == 1:  # draw: least (cost, action) over the stock and the legal takes
-            n_takes = 0
-            for a in range(TAKE_BASE, DISCARD_BASE):
-                if masks[b, a]:
-                    takes[n_takes] = a - TAKE_BASE
-                    n_takes += 1
-            draw_stock = masks[b, DRAW_STOCK]
-            rest[:m] = hand[:m]
-            sc_cost = _draw_costs(
-                rest, m, draw_stock, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs
-            )
-            bc = 0.0
-            ba = -1
-            if draw_stock:
-                bc = sc_cost
-                ba = DRAW_STOCK
-            for j in range(n_takes):
-                a = TAKE_BASE + takes[j]
-                if ba < 0 or _less(costs[j], a, 0, bc, ba, 0):
-                    bc = costs[j]
-                    ba = a
-            if ba >= 0:
-                out[b] = ba
-            continue
-        # discard: one layout per move (least leave cost, first in id order), then the least plan
-        stock_ok = stock[b] > 0 or out_of_play > 0
-        nxt = -1
-        for r in range(1, n):
-            if alive[b, r]:
-                nxt = r
-                break
-        n_moves = 0
-        for blk in range(DISCARD_BASE, A, 8):  # eight discards at a time: most are illegal
-            if blk + 8 <= A and _eight(masks, b, blk) == 0:
-                continue
-            for a in range(blk, min(blk + 8, A)):
-                if not masks[b, a]:
-                    continue
-                i = a - DISCARD_BASE
-                lc = 0.0
-                if lw:
-                    worst = 0.0
-                    if nxt >= 0:
-                        for j in range(disc_n_takeable[i]):
-                            card = disc_takeable[i, j]
-                            u = 4.0 - VALUE[card]
-                            if u < 0.0:
-                                u = 0.0
-                            if n_known[nxt] and _combines(card, known, nxt, n_known[nxt]):
-                                u += 3.0
-                            if u > worst:
-                                worst = u
-                    lc = worst * lw
-                mv = disc_move[i]
-                if move_a[mv] < 0:
-                    moves[n_moves] = mv
-                    n_moves += 1
-                    move_lc[mv] = lc
-                    move_a[mv] = a
-                elif lc < move_lc[mv]:
-                    move_lc[mv] = lc
-                    move_a[mv] = a
-        n_takes = 0
-        for k in range(NUM_KINDS):
-            if row[t_start + k] > 0:
-                takes[n_takes] = k
-                n_takes += 1
-        pc = 0.0
-        pa = -1
-        pd = -1
-        bad = False
-        for j in range(n_moves):  # plans compare as whole (cost, discard, draw) keys: any move order
-            mv = moves[j]
-            a = move_a[mv]
-            move_a[mv] = -1
-            lc = move_lc[mv]
-            i = a - DISCARD_BASE
-            mr = 0
-            for k in range(NUM_KINDS):
-                c = row[h_start + k] - disc_counts[i, k]
-                if c < 0:
-                    bad = True
-                for _ in range(c):
-                    rest[mr] = k
-                    mr += 1
-            if mr == 0 and ir[R_EMPTY_WINS]:
-                if pa < 0 or _less(EMPTY_HAND_COST, a, DRAW_STOCK, pc, pa, pd):
-                    pc, pa, pd = EMPTY_HAND_COST, a, DRAW_STOCK
-                continue
-            sc_cost = _draw_costs(
-                rest, mr, stock_ok, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs
-            )
-            if stock_ok:
-                cost = sc_cost + lc
-                if pa < 0 or _less(cost, a, DRAW_STOCK, pc, pa, pd):
-                    pc, pa, pd = cost, a, DRAW_STOCK
-            for jt in range(n_takes):
-                cost = costs[jt] + lc
-                if pa < 0 or _less(cost, a, TAKE_BASE + takes[jt], pc, pa, pd):
-                    pc, pa, pd = cost, a, TAKE_BASE + takes[jt]
-        if bad:
-            out[b] = -2
-            continue
-        if pa >= 0 and pc <= EMPTY_HAND_COST:
-            out[b] = pa
-            continue
-        if masks[b, CALL_YANIV]:
-            q = _beaten(beat, total_hand)
-            if not q > w[W_CALL_RISK]:
-                loss = total_hand + ir[R_PENALTY]
-                v = w[W_CALL_AWARE]
-                if v:
-                    theirs = _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir,
-                                                 milestones, cdf, dist)  # fmt: skip
-                    if theirs != theirs:  # NaN: a total outside the milestone table
-                        out[b] = -2
-                        continue
-                    ev = (1.0 - q) * ((1.0 - v) * gain + v * theirs) - q * ((1.0 - v) * loss + v * end[loss])
-                else:
-                    ev = (1.0 - q) * gain - q * loss
-                if ev > w[W_CALL_MARGIN]:
-                    out[b] = CALL_YANIV
-                    continue
-        if pa >= 0:
-            out[b] = pa
 
 
 @numba.njit(cache=True, parallel=True)
@@ -971,35 +1111,31 @@ def heuristic_batch(
     obs: np.ndarray, masks: np.ndarray, tables: HeuristicTables, w: np.ndarray, threads: int = 1
 ) -> np.ndarray:
     """Actions ``[B]`` of the heuristic policy with weights ``w`` (:func:`weights`); ``-1``
-    where nothing is legal, ``-2`` where the scalar policy must decide. ``threads > 1``
-    spreads the rows over that many of Numba's threads (at most ``numba.get_num_threads()``,
-    and at least :data:`MIN_ROWS_PER_THREAD` rows each): the same actions, each row being
-    decided on its own. Opt-in: they pay only on idle cores (with both cores busy, two
-    threads measured no faster, and ten times slower under Numba's OpenMP layer, whose
-    threads spin while waiting), and under that layer a process that has used them cannot
-    ``fork`` children that use them (spawn them)."""
+    where nothing is legal, :data:`INCONSISTENT` where the observation contradicts itself.
+    ``obs``: C-contiguous float32, ``masks``: C-contiguous bool. ``threads > 1`` spreads the
+    rows over that many of Numba's threads (at most ``numba.get_num_threads()``, and at
+    least :data:`MIN_ROWS_PER_THREAD` rows each): the same actions, each row being decided
+    on its own. Opt-in: they pay only on idle cores (both cores busy: no faster; under
+    Numba's OpenMP layer, whose threads spin while waiting, much slower), and under that
+    layer a process that has used them cannot ``fork`` children that use them (spawn them)."""
     out = np.empty(len(obs), dtype=np.int64)
     if not len(obs):
         return out
-    masks = np.ascontiguousarray(masks, dtype=np.bool_)
     hand_sizes, alive, caller, stock, turns, phase = tables.decode(obs)
     t = tables
+    ir, milestones = t.for_totals(obs) if w[W_SCORE] or w[W_CALL_AWARE] else (t.int_rules, t.milestones)
     chunks = min(threads, numba.get_num_threads(), len(obs) // MIN_ROWS_PER_THREAD) if threads > 1 else 1
     if chunks > 1:
         _decide_rows_parallel(
             chunks, obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
-            masks, t.n, w, t.int_rules, t.milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
+            masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
             t.disc_move, t.num_moves, out,
         )  # fmt: skip
     else:  # the same compiled _decide_range as the threads' (int64 bounds): compiled once
-        scratch = _scratch(t.n, t.int_rules, t.card_end, t.num_moves, masks.shape[1])
+        scratch = _scratch(t.n, ir, t.card_end, t.num_moves, masks.shape[1])
         _decide_range(
             0, len(obs), obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
-            masks, t.n, w, t.int_rules, t.milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
+            masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
             t.disc_move, t.num_moves, out, scratch,
         )  # fmt: skip
-    legal = out >= 0
-    rows = np.flatnonzero(legal)
-    bad = rows[~masks[rows, out[rows]]]
-    out[bad] = -2  # never expected: the scalar agent decides these rows
     return out

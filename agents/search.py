@@ -397,18 +397,36 @@ class SearchAgent(AgentBase):
 
     def _value(self, s: engine.State, scores0, alive0) -> float:
         n = s.num_players
+        result = s.round_result
+        game_over = s.phase == engine.GAME_OVER
+        return self.rollout_value(
+            result is not None and 0 in result.winners,
+            result.points if result is not None else [0] * n,
+            s.scores,
+            scores0,
+            alive0,
+            game_over,
+            engine.ranking(s)[0] if game_over and self.game_weight else 0,
+            not s.alive[0],
+        )
+
+    def rollout_value(self, won, points, scores, scores0, alive0, game_over, place, eliminated) -> float:
+        """What a rollout that ended its round scores for seat 0 (the ``value`` option, plus
+        ``game_weight`` for a game won or lost): ``won``, whether seat 0 won the round;
+        ``points`` and ``scores``, the round's points and the totals after it, per seat;
+        ``scores0`` and ``alive0``, the totals and the seats alive before; ``place``, seat 0's
+        place when the game is over; ``eliminated``, whether seat 0 is out."""
+        n = len(scores0)
         opps = [p for p in range(1, n) if alive0[p]]
         if self.value == "round":
-            v = float(s.round_result is not None and 0 in s.round_result.winners)
+            v = float(won)
         elif self.value == "points":
-            pts = s.round_result.points if s.round_result is not None else [0] * n
-            v = sum(pts[p] for p in opps) / max(1, len(opps)) - pts[0]
+            v = float(sum(points[p] for p in opps) / max(1, len(opps)) - points[0])
         else:
-            v = sum(s.scores[p] - scores0[p] for p in opps) / max(1, len(opps)) - (s.scores[0] - scores0[0])
+            v = float(sum(scores[p] - scores0[p] for p in opps) / max(1, len(opps)) - (scores[0] - scores0[0]))
         if self.game_weight:
-            if s.phase == engine.GAME_OVER:
-                place = engine.ranking(s)[0]
-                v += self.game_weight * (n - 1 - 2 * place) / (n - 1)
-            elif not s.alive[0]:
+            if game_over:
+                v += self.game_weight * (n - 1 - 2 * int(place)) / (n - 1)
+            elif eliminated:
                 v -= self.game_weight
         return v

@@ -11,6 +11,7 @@ from yaniv_env.engine import DRAW
 from yaniv_env.vector import kernels as K
 
 from .common import CALL_YANIV, Info
+from .heuristic import HeuristicAgent
 from .heuristic_batched import _decide_range, _scratch, heuristic_tables, weights
 from .search import SearchAgent, values_by_action, values_note
 
@@ -85,7 +86,7 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
 class FastSearchAgent(SearchAgent):
     """:class:`agents.search.SearchAgent` whose rollouts run on the batched engine
     (:class:`yaniv_env.vector.BatchedYaniv`), the compiled heuristic
-    (:class:`agents.batched.BatchedHeuristic`) playing every seat.
+    (:class:`agents.heuristic.HeuristicAgent`'s kernel) playing every seat.
 
     The same candidate plans, determinizations (drawn from the agent's generator as the
     search draws them), values and choice rule as ``search``; what differs is the rollout
@@ -195,9 +196,7 @@ class FastSearchAgent(SearchAgent):
     # -- rollouts on the batched engine -------------------------------------------------
     def _rollout_policy_batch(self):
         if self._rollout_agent is None:
-            from .batched import BatchedHeuristic
-
-            self._rollout_agent = BatchedHeuristic(
+            self._rollout_agent = HeuristicAgent(
                 rules=self.base_rules, num_players=self.num_players, **self.heuristic.options
             )
         return self._rollout_agent
@@ -288,28 +287,16 @@ class FastSearchAgent(SearchAgent):
         _play_out(st, tb, rs, rows, first.astype(np.int64), draw.astype(np.int64), MAX_ROLLOUT_STEPS, w, tables,
                   fields, scales, obs, mask)  # fmt: skip
         res = StepResult(*rs, reset=np.zeros(eng.num_envs, dtype=bool))
-        n = eng.num_players
         return np.array([
-            self._row_value(res, r, n, start_scores[r], start_alive[r]) if res.round_over[r] else 0.0
+            self._row_value(res, r, start_scores[r], start_alive[r]) if res.round_over[r] else 0.0
             for r in range(count)
         ])  # fmt: skip
 
-    def _row_value(self, res, r: int, n: int, scores0, alive0) -> float:
-        opps = [p for p in range(1, n) if alive0[p]]
-        if self.value == "round":
-            v = float(res.winners[r, 0])
-        elif self.value == "points":
-            v = float(sum(res.points[r, p] for p in opps) / max(1, len(opps)) - res.points[r, 0])
-        else:
-            v = float(
-                sum(res.scores[r, p] - scores0[p] for p in opps) / max(1, len(opps)) - (res.scores[r, 0] - scores0[0])
-            )
-        if self.game_weight:
-            if res.game_over[r]:
-                v += self.game_weight * (n - 1 - 2 * int(res.places[r, 0])) / (n - 1)
-            elif res.eliminated[r, 0]:
-                v -= self.game_weight
-        return v
+    def _row_value(self, res, r: int, scores0, alive0) -> float:
+        return self.rollout_value(
+            res.winners[r, 0], res.points[r], res.scores[r], scores0, alive0, res.game_over[r], res.places[r, 0],
+            res.eliminated[r, 0],
+        )  # fmt: skip
 
 
 class RoundSearchAgent(FastSearchAgent):

@@ -12,6 +12,7 @@ import yaniv_env
 from agents.base import STRICT_ENV, IllegalChoiceError
 from agents.common import context, decode, num_players_from_obs
 from yaniv_env import PRESETS, engine, get_rules
+from yaniv_env.cards import YANIV_VALUE
 from yaniv_env.observation import ObservationLayout
 
 PRESET_NAMES = list(PRESETS)
@@ -76,6 +77,15 @@ def _illegal(info) -> int:
     return 0  # action 0 (draw from the stock) is never legal in the discard phase of a fresh deal
 
 
+def _choose_illegal(bot, name: str, monkeypatch) -> None:
+    """Make ``bot``'s logic choose action 0: the heuristic's kernel, the search's planner."""
+    if name == "heuristic":
+        monkeypatch.setattr(bot, "_kernel", lambda obs, masks, tables: np.zeros(len(obs), np.int64))
+    else:
+        monkeypatch.setattr(bot.heuristic, "decide", _illegal)
+        monkeypatch.setattr(bot, "_prepare", lambda info: (None, None))
+
+
 @pytest.mark.parametrize("name", ["heuristic", "search"])
 def test_strict_mode_raises_on_an_illegal_choice(name, monkeypatch):
     env = yaniv_env.raw_env(rules="standard", num_players=2)
@@ -85,18 +95,12 @@ def test_strict_mode_raises_on_an_illegal_choice(name, monkeypatch):
     legal = np.flatnonzero(obs["action_mask"]).tolist()
     bot = make(name, 0, "standard")
     assert bot.strict  # the suite's conftest turns strict mode on for every agent
-    logic = bot.policy if name == "heuristic" else bot.heuristic
-    monkeypatch.setattr(logic, "decide", _illegal)
-    if name == "search":
-        monkeypatch.setattr(bot, "_prepare", lambda info: (None, None))
+    _choose_illegal(bot, name, monkeypatch)
     with pytest.raises(IllegalChoiceError, match=rf"agent '{name}' chose action 0.*legal actions: \[{legal[0]}, "):
         bot.act(obs["observation"], obs["action_mask"])
     # without strict mode the slip is replaced by a legal move, with a warning
     lenient = agents.make(name, seed=0, strict=False, **(SEARCH_FAST if name == "search" else {}))
-    logic = lenient.policy if name == "heuristic" else lenient.heuristic
-    monkeypatch.setattr(logic, "decide", _illegal)
-    if name == "search":
-        monkeypatch.setattr(lenient, "_prepare", lambda info: (None, None))
+    _choose_illegal(lenient, name, monkeypatch)
     with pytest.warns(RuntimeWarning, match="not legal"):
         assert lenient.act(obs["observation"], obs["action_mask"]) in legal
 
@@ -221,7 +225,8 @@ def test_best_removed_agrees_with_action_table(rules):
                 hand = [pool[i] for i in rng.choice(len(pool), size, replace=False)]
                 ids = ctx.table.legal_discards(hand)
                 for mu in (0.0, 3.0):
-                    ref = max(ctx.disc_value[a - 59] + mu * ctx.disc_size[a - 59] for a in ids)
+                    discards = [ctx.table.discards[a - 59].cards for a in ids]
+                    ref = max(sum(YANIV_VALUE[k] for k in d) + mu * len(d) for d in discards)
                     assert ctx.best_removed(hand, mu) == pytest.approx(ref), (hand, mu)
 
 

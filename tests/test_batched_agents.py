@@ -1,6 +1,6 @@
 """Batched agents (agents.batched) make the scalar agents' decisions on the same observations:
 positions from random, greedy and heuristic games through the AEC env, every preset, 2-5
-players."""
+players (the compiled agents' decisions themselves: tests/test_agent_decisions.py)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,20 @@ import pytest
 pytest.importorskip("numba")
 
 import agents  # noqa: E402
-from agents.batched import BatchedGreedy, BatchedRandom, batched  # noqa: E402
+from agents.batched import BatchedRandom, batched  # noqa: E402
 from agents.streams import agent_key  # noqa: E402
 from yaniv_env import PRESETS, raw_env  # noqa: E402
 
 PLAYERS = ("random", "greedy", "heuristic")
 
 
-def positions(preset: str, n: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every decision's observation and mask in ``games`` AEC games of mixed baseline agents."""
-    env = raw_env(rules=preset, num_players=n)
+def play_games(rules, n: int, seeds, choose) -> tuple[np.ndarray, np.ndarray]:
+    """Every decision's observation and mask in AEC games reset with ``seeds``, each move
+    ``choose(game, seat, observation, mask)``."""
+    env = raw_env(rules=rules, num_players=n)
     obs, masks = [], []
-    for g in range(games):
-        env.reset(seed=seed + g)
-        seats = [agents.make(PLAYERS[(g + i) % 3], seed=seed + 10 * g + i, rules=env.rules) for i in range(n)]
+    for g, seed in enumerate(seeds):
+        env.reset(seed=seed)
         for name in env.agent_iter():
             o, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -31,8 +31,15 @@ def positions(preset: str, n: int, games: int, seed: int) -> tuple[np.ndarray, n
                 continue
             obs.append(o["observation"])
             masks.append(o["action_mask"])
-            env.step(seats[env.possible_agents.index(name)].act(o["observation"], o["action_mask"]))
+            env.step(choose(g, env.possible_agents.index(name), o["observation"], o["action_mask"]))
     return np.array(obs), np.array(masks)
+
+
+def positions(preset, n: int, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every decision's observation and mask in ``games`` AEC games of mixed baseline agents."""
+    seats = [[agents.make(PLAYERS[(g + i) % 3], seed=seed + 10 * g + i, rules=preset) for i in range(n)]
+             for g in range(games)]  # fmt: skip
+    return play_games(preset, n, [seed + g for g in range(games)], lambda g, i, o, m: seats[g][i].act(o, m))
 
 
 # house rules: jokers in sets, runs taken from the top end only
@@ -54,81 +61,50 @@ def table(request):
     return preset, *positions(preset, n, games=2, seed=31)
 
 
-@pytest.mark.parametrize("name", ["random", "greedy"])
-def test_batched_equals_scalar(table, name):
+def test_batched_random_equals_scalar(table):
     preset, obs, masks = table
-    for seed in (7,):
-        scalar = agents.make(name, seed=seed, rules=preset)
-        expected = np.array([scalar.act(o, m) for o, m in zip(obs, masks, strict=True)])
-        np.testing.assert_array_equal(batched(name, seed=seed, rules=preset).act_batch(obs, masks), expected)
-        np.testing.assert_array_equal(batched(scalar).act_batch(obs, masks), expected)  # from the object
-
-
-def test_heuristic_batched_equals_scalar(table):
-    """The compiled heuristic decides as the scalar one on every position (every phase the
-    preset has: discard, draw, slam, and Asaf and blast under french)."""
-    preset, obs, masks = table
-    scalar = agents.make("heuristic", seed=0, rules=preset)
-    expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
-    np.testing.assert_array_equal(batched("heuristic", seed=0, rules=preset).act_batch(obs, masks), expected)
+    scalar = agents.make("random", seed=7, rules=preset)
+    expected = np.array([scalar.act(o, m) for o, m in zip(obs, masks, strict=True)])
+    np.testing.assert_array_equal(batched("random", seed=7, rules=preset).act_batch(obs, masks), expected)
     np.testing.assert_array_equal(batched(scalar).act_batch(obs, masks), expected)  # from the object
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"mu": 1.5, "leave_weight": 0.0, "call_risk": 0.6},
-        {"bias": 0.0, "bias_per_turn": 0.1, "bias_max": 1.0, "call_margin": 2.0, "end_weight": 0.5},
-    ],
-)
-def test_heuristic_batched_takes_the_scalar_options(options):
-    for preset, n in (("standard", 3), ("french", 4)):
-        obs, masks = positions(preset, n, games=1, seed=5)
-        scalar = agents.make("heuristic", seed=0, rules=preset, **options)
-        expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
-        np.testing.assert_array_equal(batched("heuristic", rules=preset, **options).act_batch(obs, masks), expected)
-        np.testing.assert_array_equal(batched(scalar).act_batch(obs, masks), expected)
+def test_compiled_agents_are_their_own_batched_versions():
+    """The greedy and heuristic agents decide in their kernels: ``batched`` returns them as
+    they are, and their ``act`` is their ``act_batch`` on one row (the decisions themselves:
+    tests/test_agent_decisions.py)."""
+    obs, masks = positions("french", 3, games=1, seed=5)
+    for name in ("greedy", "heuristic", "score_heuristic", "tuned_two_deck"):
+        bot = agents.make(name, seed=3, rules="french")
+        assert batched(bot) is bot
+        np.testing.assert_array_equal(
+            bot.act_batch(obs, masks), [bot.act(o, m) for o, m in zip(obs, masks, strict=True)]
+        )
 
 
-def test_tuned_two_deck_is_the_heuristic_with_its_weights_and_batches_exactly():
+def test_tuned_two_deck_is_the_heuristic_with_its_weights():
     """``tuned_two_deck`` (the shipped two_deck agent's advisor): the heuristic with the
-    tuned weights (others given on top), and its batched version decides as it does."""
+    tuned weights (others given on top), deciding otherwise than the plain heuristic."""
     from agents.heuristic import TunedTwoDeckAgent
 
     bot = agents.make("tuned_two_deck", seed=0, rules="two_deck")
     assert isinstance(bot, TunedTwoDeckAgent)
-    assert {k: bot.policy.options[k] for k in TunedTwoDeckAgent.default_options} == TunedTwoDeckAgent.default_options
-    assert agents.make("tuned_two_deck", mu=2.0).policy.mu == 2.0
+    assert {k: bot.options[k] for k in TunedTwoDeckAgent.default_options} == TunedTwoDeckAgent.default_options
+    assert agents.make("tuned_two_deck", mu=2.0).options["mu"] == 2.0
     obs, masks = positions("two_deck", 2, games=2, seed=5)
-    expected = [bot.act(o, m) for o, m in zip(obs, masks, strict=True)]
     plain = agents.make("heuristic", seed=0, rules="two_deck")
-    assert expected != [plain.act(o, m) for o, m in zip(obs, masks, strict=True)]
-    np.testing.assert_array_equal(batched("tuned_two_deck", rules="two_deck").act_batch(obs, masks), expected)
-
-
-def test_heuristic_phases_covered():
-    """The equality positions include every decision phase (Asaf and blast come from french)."""
-    from agents.common import PHASES
-    from agents.heuristic_batched import heuristic_tables
-    from yaniv_env import get_rules
-
-    seen = set()
-    for n in (3, 5):
-        obs, _ = positions("french", n, games=2, seed=31)
-        seen |= set(obs[:, heuristic_tables(get_rules("french", n)).phase_slice].argmax(axis=1).tolist())
-    assert seen == set(range(len(PHASES)))
+    assert (bot.act_batch(obs, masks) != plain.act_batch(obs, masks)).any()
 
 
 def test_heuristic_rows_are_independent_of_threads_and_batching():
     """The compiled heuristic decides each row on its own: one or two Numba threads, the whole
-    batch or odd-sized pieces of it, the same actions (and the scalar agent's)."""
-    from agents.batched import BatchedHeuristic
+    batch or odd-sized pieces of it, the same actions (and the scalar act's)."""
+    from agents.heuristic import HeuristicAgent
 
     for preset, n in (("standard", 2), ("french", 3)):
         obs, masks = positions(preset, n, games=2, seed=12)
-        scalar = agents.make("heuristic", seed=0, rules=preset)
-        expected = np.array([scalar.act(o, m) for o, m in zip(obs, masks, strict=True)])
-        agent = BatchedHeuristic(rules=preset)
+        agent = HeuristicAgent(rules=preset)
+        expected = np.array([agent.act(o, m) for o, m in zip(obs, masks, strict=True)])
         for threads in (1, 2):
             agent.threads = threads
             np.testing.assert_array_equal(agent.act_batch(obs, masks), expected)
@@ -140,7 +116,7 @@ def test_per_row_keys_are_per_row_agents():
     obs, masks = positions("standard", 3, games=1, seed=4)
     seeds = np.arange(len(obs)) % 5
     keys = np.array([agent_key(int(s)) for s in seeds], dtype=np.uint64)
-    for name, agent in (("random", BatchedRandom()), ("greedy", BatchedGreedy(rules="standard"))):
+    for name, agent in (("random", BatchedRandom()), ("greedy", agents.make("greedy", rules="standard"))):
         scalars = [agents.make(name, seed=s, rules="standard") for s in range(5)]
         expected = [scalars[s].act(o, m) for s, o, m in zip(seeds, obs, masks, strict=True)]
         np.testing.assert_array_equal(agent.act_batch(obs, masks, keys), expected)
@@ -148,10 +124,12 @@ def test_per_row_keys_are_per_row_agents():
 
 def test_greedy_ties_are_drawn_and_reproducible():
     obs, masks = positions("standard", 2, games=3, seed=8)
-    a = BatchedGreedy(seed=1).act_batch(obs, masks)
-    b = BatchedGreedy(seed=2).act_batch(obs, masks)
+    a = agents.make("greedy", seed=1).act_batch(obs, masks)
+    b = agents.make("greedy", seed=2).act_batch(obs, masks)
     assert (a != b).any()  # some decisions are ties, drawn from the key
-    np.testing.assert_array_equal(a, BatchedGreedy(seed=1).act_batch(obs[::-1], masks[::-1])[::-1])  # order-free
+    np.testing.assert_array_equal(
+        a, agents.make("greedy", seed=1).act_batch(obs[::-1], masks[::-1])[::-1]
+    )  # order-free
 
 
 def test_rows_without_legal_actions_get_minus_one():

@@ -121,6 +121,8 @@ def _run(code: str) -> subprocess.CompletedProcess:
         ("numba", "import yaniv_env.vector", "vector"),
         ("numba", "from yaniv_env.vector.envs import YanivVectorEnv", "vector"),
         ("numba", "import agents; agents.make('search_fast', seed=0)", "vector"),
+        ("numba", "import agents; agents.make('heuristic', seed=0)", "vector"),
+        ("numba", "import agents; agents.make('greedy', seed=0)", "vector"),
         ("torch", "import agents; agents.make('ppo', seed=0)", "train"),
     ],
 )

@@ -397,7 +397,7 @@ def test_agents_with_options_on_the_command_line(capsys):
     spec = AgentWithOptions.parse(split_agents(text)[0])
     assert spec == AgentWithOptions("heuristic", (("mu", 4), ("call_margin", -4.0), ("strict", True)))
     assert spec.label == "heuristic(mu=4, call_margin=-4.0, strict=True)"
-    assert spec(seed=0, rules=PRESETS["two_deck"]).policy.mu == 4.0
+    assert spec(seed=0, rules=PRESETS["two_deck"]).options["mu"] == 4.0
     kw = dict(rules="two_deck", games=40, seed=3)
     by_text = evaluate(split_agents(text), **kw)
     by_python = evaluate([("t", partial(agents.make, "heuristic", mu=4, call_margin=-4.0)), "heuristic"], **kw)

@@ -1,6 +1,6 @@
 """The score-aware heuristic (``score_aware``, ``agents.make("score_heuristic")``): its cost
 of the points taken at the end of a round follows the milestones and the limit, the
-default heuristic is unchanged, its batched version decides as it does, and it beats the
+default heuristic is unchanged, its kernel decides as the search's planner, and it beats the
 heuristic, which plays for round points."""
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from yaniv_env.rules import get_rules
 
 pytest.importorskip("numba")
 
-from agents.batched import batched  # noqa: E402
 from tests.test_batched_agents import positions  # noqa: E402
 
 
@@ -84,24 +83,22 @@ def _with_totals(preset: str, n: int, obs: np.ndarray, seed: int) -> np.ndarray:
      ("two_deck", 2, {"score_aware": 1.0, "call_aware": 1.0}), ("standard", 2, {"score_aware": 0.5}),
      ("standard", 3, {"call_aware": 0.5})],
 )  # fmt: skip
-def test_compiled_score_heuristic_decides_as_the_scalar_one(preset, n, options):
-    """The compiled kernel itself (no row handed back to the scalar policy) makes the scalar
-    policy's decision, at the totals the games reached and at totals drawn near every
-    milestone."""
-    from agents.heuristic_batched import heuristic_batch, heuristic_tables, weights
-
+def test_compiled_score_heuristic_decides_as_the_search_planner(preset, n, options):
+    """The agent's kernel makes the decision of the search's Python planner
+    (:class:`HeuristicPolicy`, the same costs), at the totals the games reached and at totals
+    drawn near every milestone."""
     obs, masks = positions(preset, n, games=2, seed=5)
     obs = np.concatenate([obs, _with_totals(preset, n, obs, seed=1)])
     masks = np.concatenate([masks, masks])
     options = {**options, "limit_cost": 60.0}
-    scalar = agents.make("heuristic", seed=0, rules=preset, **options)
-    expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
-    kernel = heuristic_batch(obs, masks, heuristic_tables(get_rules(preset, n)), weights(scalar.policy.options))
-    np.testing.assert_array_equal(kernel, expected)
-    np.testing.assert_array_equal(batched("heuristic", seed=0, rules=preset, **options).act_batch(obs, masks), expected)
+    bot = agents.make("heuristic", seed=0, rules=preset, **options)
+    planner = HeuristicPolicy(**options)
+    ctx = bot.context_for(obs[0])
+    expected = [planner.decide(decode(ctx, o, m)) for o, m in zip(obs, masks, strict=True)]
+    np.testing.assert_array_equal(bot.act_batch(obs, masks), expected)
     # and it plays differently from the heuristic somewhere (the totals matter to it)
     plain = agents.make("heuristic", seed=0, rules=preset)
-    assert expected != [plain.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    assert (plain.act_batch(obs, masks) != expected).any()
 
 
 def test_call_aware_counts_the_opponents_totals():
@@ -117,25 +114,27 @@ def test_call_aware_counts_the_opponents_totals():
         assert policy.opponents_end_cost(info, policy.estimate(info)) == pytest.approx(cost)
 
 
-def test_a_total_outside_the_milestone_table_is_decided_by_the_scalar_policy():
-    from agents.heuristic_batched import heuristic_batch, heuristic_tables, weights
-
+def test_a_total_outside_the_milestone_table_is_decided_in_the_kernel():
+    """Totals the games never show (past the limit, below zero) get milestone tables of their
+    own: the kernel decides those rows as the planner does."""
     rules = get_rules("standard", 2)
     obs, masks = positions("standard", 2, games=1, seed=5)
     obs = obs.copy()
-    obs[:, ObservationLayout(rules).pieces["scores"].start] = 1.2  # 240, past the limit of 200
-    w = weights({"score_aware": 1.0})
-    out = heuristic_batch(obs, masks, heuristic_tables(rules), w)
-    assert (out == -2).any() and set(np.unique(out[out < 0])) <= {-2}
-    scalar = agents.make("score_heuristic", seed=0)
-    expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
-    np.testing.assert_array_equal(batched("score_heuristic", seed=0).act_batch(obs, masks), expected)
+    scores = ObservationLayout(rules).pieces["scores"].start
+    obs[::2, scores] = 1.2  # 240, past the limit of 200
+    obs[1::2, scores + 1] = -0.1  # the opponent at -20
+    bot = agents.make("heuristic", seed=0, score_aware=1.0, call_aware=1.0)
+    planner = HeuristicPolicy(score_aware=1.0, call_aware=1.0)
+    ctx = bot.context_for(obs[0])
+    expected = [planner.decide(decode(ctx, o, m)) for o, m in zip(obs, masks, strict=True)]
+    np.testing.assert_array_equal(bot.act_batch(obs, masks), expected)
+    assert [bot.act(o, m) for o, m in zip(obs[:40], masks[:40], strict=True)] == expected[:40]
 
 
 def test_score_heuristic_is_the_heuristic_with_the_option():
     bot = agents.make("score_heuristic", seed=1)
-    assert isinstance(bot, ScoreHeuristicAgent) and bot.policy.score_aware == 1.0
-    assert agents.make("score_heuristic", score_aware=0.5).policy.score_aware == 0.5
+    assert isinstance(bot, ScoreHeuristicAgent) and bot.options["score_aware"] == 1.0
+    assert agents.make("score_heuristic", score_aware=0.5).options["score_aware"] == 0.5
     with pytest.raises(TypeError, match="unknown heuristic options: bogus"):
         agents.make("score_heuristic", bogus=1)
 
