@@ -56,7 +56,7 @@ def shipped_model(rules="standard", num_players: int | None = None) -> Path:
     """The shipped model file for ``rules`` (a preset name or a :class:`yaniv_env.Rules`)
     and ``num_players`` (default: the rules' own); ``ValueError`` listing the shipped
     models when none was trained for them (rules changed from a preset have none)."""
-    from yaniv_env.rules import PRESETS, Rules, get_rules
+    from yaniv_env.yaniv.rules import PRESETS, Rules, get_rules
 
     wanted = get_rules(rules, num_players) if isinstance(rules, (str, Rules)) else rules
     for (preset, players), file in SHIPPED_MODELS.items():
@@ -76,7 +76,7 @@ def shipped_model(rules="standard", num_players: int | None = None) -> Path:
 
 
 def _shipped_agent(seed: int | None = None, rules=None, num_players: int | None = None, **options) -> Policy:
-    from yaniv_env.rules import Rules
+    from yaniv_env.yaniv.rules import Rules
 
     rules = "standard" if rules is None else rules
     # Rules of another game: loading the default model raises the loader's own message

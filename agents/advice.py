@@ -56,7 +56,7 @@ def advised(advisor, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 class AdviceWrapper(gymnasium.Wrapper):
     """Appends the advisor's move for the learner to every observation of a single-agent
-    environment that has ``action_masks()`` (:class:`yaniv_env.gym_env.YanivGymEnv` and
+    environment that has ``action_masks()`` (:class:`yaniv_env.yaniv.gym_env.YanivGymEnv` and
     the wrappers of ``training.train``)."""
 
     def __init__(self, env: gymnasium.Env, advisor: str, seed: int | None = None):

@@ -17,8 +17,7 @@ import warnings
 import numpy as np
 
 from yaniv_env.core.policies import Policy
-
-from .streams import agent_key, below, decision_words
+from yaniv_env.core.streams import agent_key, below, decision_words
 
 __all__ = ["IllegalChoiceError", "Policy", "RandomAgent", "checked_choice", "strict_default"]
 
@@ -50,7 +49,7 @@ def checked_choice(agent: str, action: int, legal: list[int], rng: np.random.Gen
 
 class RandomAgent:
     """Uniform over the legal actions: the ``i``-th legal action with ``i = below(word, n)``,
-    ``word`` the agent's per-decision word for the observation (:mod:`agents.streams`), so
+    ``word`` the agent's per-decision word for the observation (:mod:`yaniv_env.core.streams`), so
     :class:`agents.batched.BatchedRandom` makes the same moves on a batch."""
 
     name = "random"

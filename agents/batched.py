@@ -16,10 +16,10 @@ ScalarLoop         any object with ``act``                       ``act`` per row
 The greedy and heuristic agents decide in a kernel for a batch; their ``act`` runs it on
 one row (``BatchedGreedy`` and ``BatchedHeuristic`` are their classes).
 
-``keys`` (one agent key per row, :func:`agents.streams.agent_key`) stands for one scalar
+``keys`` (one agent key per row, :func:`yaniv_env.core.streams.agent_key`) stands for one scalar
 agent per row: row ``i`` decides as a scalar agent seeded so that its key is ``keys[i]``
 (the random and greedy agents draw from their key and the observation only,
-:mod:`agents.streams`); without it every row uses the batched agent's own key. The
+:mod:`yaniv_env.core.streams`); without it every row uses the batched agent's own key. The
 others ignore ``keys``. :func:`batched` turns any agent (a name or an object) into a
 batched one.
 
@@ -34,12 +34,12 @@ import copy
 import numpy as np
 
 from yaniv_env import Rules
-from yaniv_env.vector.kernels import pick_legal
+from yaniv_env.core.streams import agent_key, decision_words
+from yaniv_env.yaniv.batched.kernels import pick_legal
 
 from .compiled import as_batch, row_keys
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
-from .streams import agent_key, decision_words
 
 __all__ = ["BatchedRandom", "BatchedGreedy", "BatchedHeuristic", "BatchedTrained", "ScalarLoop", "batched"]
 

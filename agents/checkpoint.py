@@ -19,7 +19,7 @@ rules                ``dataclasses.asdict(rules)``: every option of the game's `
                      including the name
 num_players          players the model was trained for
 observation          ``size`` and ``pieces`` (``[name, start, size]`` of the game's layout,
-                     :class:`yaniv_env.observation.ObservationLayout` or
+                     :class:`yaniv_env.yaniv.observation.ObservationLayout` or
                      :class:`yaniv_env.pis_yedili.observation.PisObservationLayout`)
 actions              ``size`` and ``names_sha256`` (SHA-256 of the action names, one per line)
 episode, reward      the training episode type and reward scheme

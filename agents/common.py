@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 
 from yaniv_env import Rules, get_rules
-from yaniv_env.actions import (
+from yaniv_env.yaniv.actions import (
     ASAF,
     BLAST,
     CALL_YANIV,
@@ -35,8 +35,8 @@ from yaniv_env.actions import (
     ActionTable,
     action_table,
 )
-from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE, standard_deck
-from yaniv_env.observation import ObservationLayout, ObservationView
+from yaniv_env.yaniv.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE, standard_deck
+from yaniv_env.yaniv.observation import ObservationLayout, ObservationView
 
 __all__ = [
     "AgentBase",
@@ -180,7 +180,7 @@ def context(rules: Rules) -> Context:
 @dataclass(frozen=True)
 class Info(ObservationView):
     """Public information from the acting seat (relative seats: 0 = me, 1 = next, ...): the
-    observation's fields (:class:`yaniv_env.observation.ObservationView`: ``phase``, 0
+    observation's fields (:class:`yaniv_env.yaniv.observation.ObservationView`: ``phase``, 0
     discard, 1 draw, 2 slam, 3 asaf, 4 blast, see :data:`PHASES`; ``hand``; ``known``...),
     the rules' tables and the legal actions."""
 
@@ -210,7 +210,7 @@ def legal_list(action_mask: np.ndarray) -> list[int]:
 
 def decode(ctx: Context, observation: np.ndarray, action_mask: np.ndarray) -> Info:
     """The :class:`Info` of an observation vector (and its mask) under ``ctx``'s rules
-    (the layout's :meth:`~yaniv_env.observation.ObservationLayout.decode`)."""
+    (the layout's :meth:`~yaniv_env.yaniv.observation.ObservationLayout.decode`)."""
     if len(action_mask) != ctx.table.num_actions:
         raise ValueError(
             f"action mask of length {len(action_mask)} does not match the {ctx.rules.name!r} rules with "

@@ -5,7 +5,7 @@ Each of these agents decides in one Numba kernel over a batch of observations; i
 ``act(observation, mask)`` runs the same kernel on a batch of one row. Numba compiles a
 kernel on its first use on a machine (tens of seconds) and caches it on disk
 (``cache=True``); :func:`compiled_once` says so on stderr before that first use, as the
-batched engine does (:func:`yaniv_env.vector.batched.compile_notice`).
+batched engine does (:func:`yaniv_env.yaniv.batched.engine.compile_notice`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from yaniv_env.vector.batched import cache_is_cold, compile_notice
+from yaniv_env.yaniv.batched.engine import cache_is_cold, compile_notice
 
 __all__ = ["as_batch", "compiled_once", "first_legal", "one_row", "row_keys"]
 
@@ -133,7 +133,7 @@ def legal_from(masks, b, lo, ids):
 @numba.njit(cache=True, inline="always")
 def decoded_phase(obs, b, phase_start, count):
     """The phase one-hot's arg-max (first of equals), or ``count`` (no phase) when no entry
-    is above one half: what the decoder reads (:meth:`yaniv_env.observation.ObservationLayout.decode`)."""
+    is above one half: what the decoder reads (:meth:`yaniv_env.yaniv.observation.ObservationLayout.decode`)."""
     top = 0
     for p in range(1, count):
         if obs[b, phase_start + p] > obs[b, phase_start + top]:

@@ -9,9 +9,10 @@ import numba
 import numpy as np
 
 from yaniv_env import Rules
-from yaniv_env.actions import action_table
-from yaniv_env.cards import NUM_KINDS, YANIV_VALUE
-from yaniv_env.observation import ObservationLayout
+from yaniv_env.core.streams import agent_key, decision_words
+from yaniv_env.yaniv.actions import action_table
+from yaniv_env.yaniv.cards import NUM_KINDS, YANIV_VALUE
+from yaniv_env.yaniv.observation import ObservationLayout
 
 from .common import (
     ASAF,
@@ -30,7 +31,6 @@ from .common import (
     AgentBase,
 )
 from .compiled import as_batch, compiled_once, decoded_phase, first_legal, legal_from, one_row, row_keys
-from .streams import agent_key, decision_words
 
 NUM_PHASES = len(PHASES)
 
@@ -194,7 +194,7 @@ class GreedyAgent(AgentBase):
 
     *Discard*: the legal discard removing the most points from the hand (ties: more
     cards, then a random one: ``below(word, ties)``, ``word`` the agent's per-decision word
-    for the observation, :mod:`agents.streams`). *Draw*: takes a card from the previous discard only if
+    for the observation, :mod:`yaniv_env.core.streams`). *Draw*: takes a card from the previous discard only if
     it is low (value ≤ ``take_max``, 3 by default) or completes a set or run with the cards
     left in hand (then the one that does, the lowest first); otherwise draws from the
     stock. *Call*: Yaniv as soon as the hand total allows it. *Slam*: always. *Asaf* (001):
@@ -202,7 +202,7 @@ class GreedyAgent(AgentBase):
     can hold. *Blast* (001): always. It ignores everything the opponents do.
 
     It decides in a compiled kernel (:func:`_greedy_kernel`, Numba): :meth:`act_batch` for a
-    batch of observations (``keys``: one agent key per row, :mod:`agents.streams`; ``-1``
+    batch of observations (``keys``: one agent key per row, :mod:`yaniv_env.core.streams`; ``-1``
     where nothing is legal), :meth:`act` for one (a batch of one row).
     """
 

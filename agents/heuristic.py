@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from yaniv_env import Rules
-from yaniv_env.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE
-from yaniv_env.engine import after_milestone, past_limit
+from yaniv_env.yaniv.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE
+from yaniv_env.yaniv.engine import after_milestone, past_limit
 
 from .base import checked_choice, strict_default
 from .common import (

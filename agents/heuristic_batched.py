@@ -23,10 +23,20 @@ import numba
 import numpy as np
 
 from yaniv_env import Rules
-from yaniv_env.actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE, action_table
-from yaniv_env.cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, YANIV_VALUE, standard_deck
-from yaniv_env.engine import after_milestone, past_limit
-from yaniv_env.observation import ObservationLayout
+from yaniv_env.yaniv.actions import (
+    ASAF,
+    BLAST,
+    CALL_YANIV,
+    DISCARD_BASE,
+    DRAW_STOCK,
+    PASS,
+    SLAM,
+    TAKE_BASE,
+    action_table,
+)
+from yaniv_env.yaniv.cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, YANIV_VALUE, standard_deck
+from yaniv_env.yaniv.engine import after_milestone, past_limit
+from yaniv_env.yaniv.observation import ObservationLayout
 
 from .common import ASAF_PHASE, BLAST_PHASE, DRAW_PHASE, PHASES, SLAM_PHASE
 from .compiled import borrowed, first_legal, legal_from

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from yaniv_env.cards import NUM_KINDS, NUM_RANKS
+from yaniv_env.yaniv.cards import NUM_KINDS, NUM_RANKS
 
 ACTION_KINDS = ("draw", "call", "slam", "asaf", "blast", "pass", "take", "discard")
 #: The meld types an action's features tell apart.
@@ -60,12 +60,12 @@ def action_features(rules, value_one_hot: bool = False) -> np.ndarray:
     Yaniv value as a one-hot over ``0..SCORE_HORIZON`` (the score features' partner: a
     state's distance to a milestone times it tells which discard lands there). Yaniv rules
     only."""
-    from yaniv_env.actions import action_table
     from yaniv_env.games import game_of
+    from yaniv_env.yaniv.actions import action_table
 
     if game_of(rules).name != "yaniv":
         raise ValueError(f"action features describe Yaniv's actions; these are {game_of(rules).title} rules")
-    from yaniv_env.cards import RANK, YANIV_VALUE
+    from yaniv_env.yaniv.cards import RANK, YANIV_VALUE
 
     table = action_table(rules)
     melds = _MELDS
@@ -105,7 +105,7 @@ def score_feature_tables(rules) -> dict[str, np.ndarray]:
     ``SCORE_HORIZON`` when none is that near), and ``headroom[t]``, the points that can be
     added before the score limit ends the game for the player (at most ``SCORE_HORIZON``).
     Yaniv rules only."""
-    from yaniv_env.engine import after_milestone, past_limit
+    from yaniv_env.yaniv.engine import after_milestone, past_limit
 
     limit = rules.score_limit
     to_milestone = np.full(limit + 1, SCORE_HORIZON, dtype=np.int64)
@@ -215,9 +215,9 @@ if MaskableActorCriticPolicy is not None:
         which round points do not show. No trained parameters."""
 
         def __init__(self, observation_space: spaces.Box, rules: dict, advised: bool = False):
-            from yaniv_env.cards import YANIV_VALUE
             from yaniv_env.games import get_game
-            from yaniv_env.observation import ObservationLayout
+            from yaniv_env.yaniv.cards import YANIV_VALUE
+            from yaniv_env.yaniv.observation import ObservationLayout
 
             r = get_game("yaniv").rules_from_dict(rules)
             layout = ObservationLayout(r)
@@ -486,7 +486,7 @@ if MaskableActorCriticPolicy is not None:
         advised = kind == "AdvisedPolicy"
         inputs = description["observation_size"] - advised  # the advised move is not an input
         if description.get("score_features"):  # the features the network appends to its input
-            from yaniv_env.observation import ObservationLayout
+            from yaniv_env.yaniv.observation import ObservationLayout
 
             inputs += score_features_size(ObservationLayout.players_from_size(inputs))
         count = 0

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from yaniv_env import Rules, engine
-from yaniv_env.cards import NUM_KINDS, YANIV_VALUE
+from yaniv_env import Rules
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.cards import NUM_KINDS, YANIV_VALUE
 
 from .base import checked_choice, strict_default
 from .common import (
@@ -27,7 +28,7 @@ _ROUND_END = (engine.ROUND_OVER, engine.GAME_OVER)
 
 def info_from_state(ctx: Context, s: engine.State, seat: int) -> Info:
     """The public :class:`Info` of ``seat`` in a position the search built itself: what the
-    observation of that seat says (:meth:`yaniv_env.observation.ObservationLayout.view`,
+    observation of that seat says (:meth:`yaniv_env.yaniv.observation.ObservationLayout.view`,
     nothing hidden from that seat), with the legal actions."""
     return ctx.layout.view(s, seat, Info, ctx=ctx, legal=engine.legal_actions(s))
 
@@ -188,7 +189,7 @@ class SearchAgent(AgentBase):
         """The move :meth:`act` makes and, at a searched decision, the mean rollout value
         (points, higher is better) of each first move searched (its best plan's), as
         ``{"kind": "values", "actions": [...], "values": [...]}``; ``None`` where the
-        heuristic decided alone (for replays: :func:`yaniv_env.replay.decide`)."""
+        heuristic decided alone (for replays: :func:`yaniv_env.tools.replay.decide`)."""
         info = self.info(observation, action_mask)
         a, cands = self._prepare(info)
         note = None

@@ -7,8 +7,8 @@ import contextlib
 import numba
 import numpy as np
 
-from yaniv_env.engine import DRAW
-from yaniv_env.vector import kernels as K
+from yaniv_env.yaniv.batched import kernels as K
+from yaniv_env.yaniv.engine import DRAW
 
 from .common import CALL_YANIV, Info
 from .heuristic import HeuristicAgent
@@ -85,14 +85,14 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
 
 class FastSearchAgent(SearchAgent):
     """:class:`agents.search.SearchAgent` whose rollouts run on the batched engine
-    (:class:`yaniv_env.vector.BatchedYaniv`), the compiled heuristic
+    (:class:`yaniv_env.yaniv.batched.BatchedYaniv`), the compiled heuristic
     (:class:`agents.heuristic.HeuristicAgent`'s kernel) playing every seat.
 
     The same candidate plans, determinizations (drawn from the agent's generator as the
     search draws them), values and choice rule as ``search``; what differs is the rollout
     policy, the *full* heuristic compiled instead of its ``lite`` variant in Python, so
     its decisions are its own (not ``search``'s). Each sample becomes a slot of the engine
-    (:meth:`~yaniv_env.vector.BatchedYaniv.load_positions`), copied once per candidate, and
+    (:meth:`~yaniv_env.yaniv.batched.BatchedYaniv.load_positions`), copied once per candidate, and
     every rollout of every searched decision of a batch steps together.
     :meth:`act_batch` decides for many games at once (row ``i`` is game ``i``: each row
     keeps the search's memory of its game, the planned draw and the cards it took), which
@@ -202,7 +202,7 @@ class FastSearchAgent(SearchAgent):
         return self._rollout_agent
 
     def _engine_for(self, rules, size: int):
-        from yaniv_env.vector import BatchedYaniv
+        from yaniv_env.yaniv.batched import BatchedYaniv
 
         if self._engine is None or self._engine.rules != rules or self._engine.num_envs < size:
             capacity = max(size, 2 * self._engine.num_envs if self._engine is not None else 256)
@@ -265,7 +265,7 @@ class FastSearchAgent(SearchAgent):
         """Play each row's plan for seat 0 (``first``, then the planned ``draw`` where it is
         legal), roll every row out to the end of its round with the compiled heuristic
         (:func:`_play_out`), and score it as :meth:`SearchAgent._value` does."""
-        from yaniv_env.vector.batched import StepResult
+        from yaniv_env.yaniv.batched.engine import StepResult
 
         st, tb, rs = eng.kernel_state()
         ht = heuristic_tables(eng.rules)

@@ -11,9 +11,10 @@ import agents
 import yaniv_env
 from agents.base import STRICT_ENV, IllegalChoiceError
 from agents.common import context, decode, num_players_from_obs
-from yaniv_env import PRESETS, engine, get_rules
-from yaniv_env.cards import YANIV_VALUE
-from yaniv_env.observation import ObservationLayout
+from yaniv_env import PRESETS, get_rules
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.cards import YANIV_VALUE
+from yaniv_env.yaniv.observation import ObservationLayout
 
 PRESET_NAMES = list(PRESETS)
 # A cheap search agent: it still determinizes and rolls out, on a tiny budget.

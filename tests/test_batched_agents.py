@@ -11,8 +11,8 @@ pytest.importorskip("numba")
 
 import agents  # noqa: E402
 from agents.batched import BatchedRandom, batched  # noqa: E402
-from agents.streams import agent_key  # noqa: E402
 from yaniv_env import PRESETS, raw_env  # noqa: E402
+from yaniv_env.core.streams import agent_key  # noqa: E402
 
 PLAYERS = ("random", "greedy", "heuristic")
 

@@ -20,8 +20,8 @@ import pytest
 from conftest import CHROMIUM
 
 import agents
-from yaniv_env import replay
-from yaniv_env.web.viewer import viewer_data, write_html
+from yaniv_env.tools import replay
+from yaniv_env.tools.replay import viewer_data, write_html
 
 pytestmark = pytest.mark.browser
 

@@ -1,5 +1,5 @@
 """Cards and the ``Rules`` options: parsing, values, every preset against the variant table
-of the rules document (``yaniv_env/RULES.md``), and validation of bad options and combinations."""
+of the rules document (``yaniv_env/yaniv/RULES.md``), and validation of bad options and combinations."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from yaniv_env import PRESET_SOURCES, PRESETS, Rules, get_rules
-from yaniv_env.cards import (
+from yaniv_env.pis_yedili.rules import Rules as PisRules
+from yaniv_env.yaniv.cards import (
     JOKER,
     RANK,
     SUIT,
@@ -24,7 +25,6 @@ from yaniv_env.cards import (
     parse_cards,
     standard_deck,
 )
-from yaniv_env.pis_yedili.rules import Rules as PisRules
 
 # -- cards ----------------------------------------------------------------------------
 
@@ -380,7 +380,7 @@ def test_rules_document_names_every_preset_source_and_option():
     import dataclasses
     from importlib.resources import files
 
-    from yaniv_env.rules import PRESET_SOURCES
+    from yaniv_env.yaniv.rules import PRESET_SOURCES
 
     text = (files("yaniv_env") / "RULES.md").read_text(encoding="utf-8")
     for preset, source in PRESET_SOURCES.items():

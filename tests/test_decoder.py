@@ -10,11 +10,12 @@ import pytest
 
 from agents.common import context, decode
 from agents.search import info_from_state
-from yaniv_env import PRESETS, engine, get_rules
-from yaniv_env.observation import ObservationLayout
+from yaniv_env import PRESETS, get_rules
 from yaniv_env.pis_yedili import engine as pis_engine
 from yaniv_env.pis_yedili import get_rules as pis_rules
 from yaniv_env.pis_yedili.observation import PisObservationLayout
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.observation import ObservationLayout
 
 CARD_FIELDS = ("hand", "takeable", "top", "pending", "out_of_play", "discard")
 

@@ -11,10 +11,11 @@ import random
 import numpy as np
 import pytest
 
-from yaniv_env import PRESETS, engine
-from yaniv_env.cards import standard_deck
+from yaniv_env import PRESETS
 from yaniv_env.core.seeding import DEAL, game_key, seat_blocks, shuffled, stream_key
-from yaniv_env.engine import State
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.cards import standard_deck
+from yaniv_env.yaniv.engine import State
 
 CONFIGS = [(name, n) for name in sorted(PRESETS) for n in (2, 4)]
 
@@ -201,7 +202,7 @@ def test_lots_and_reshuffles_use_only_the_game_key():
 def _deals_of_game(rules, seed: int, seat_agents, max_rounds: int) -> list[dict]:
     """Play one game with the given agent per seat; each round's deal as it was dealt."""
     import agents
-    from yaniv_env.observation import ObservationLayout
+    from yaniv_env.yaniv.observation import ObservationLayout
 
     layout = ObservationLayout(rules)
     players = [agents.make(name, seed=seed * 10 + p, rules=rules) for p, name in enumerate(seat_agents)]

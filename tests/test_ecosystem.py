@@ -103,7 +103,7 @@ def test_vector_env_docstring_example_runs_in_seconds(tmp_path, monkeypatch):
     # n_steps, else SB3's 2048 with 64 environments is 131,072 steps
     pytest.importorskip("numba")
     pytest.importorskip("sb3_contrib")
-    import yaniv_env.vector.envs as envs_module
+    import yaniv_env.yaniv.batched.envs as envs_module
 
     ns = _run_example(_docstring_example(envs_module), tmp_path, monkeypatch)
     model, venv = ns["model"], ns["venv"]
@@ -118,8 +118,8 @@ def _run(code: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("blocked", "code", "extra"),
     [
-        ("numba", "import yaniv_env.vector", "vector"),
-        ("numba", "from yaniv_env.vector.envs import YanivVectorEnv", "vector"),
+        ("numba", "import yaniv_env.yaniv.batched", "vector"),
+        ("numba", "from yaniv_env.yaniv.batched.envs import YanivVectorEnv", "vector"),
         ("numba", "import agents; agents.make('search_fast', seed=0)", "vector"),
         ("numba", "import agents; agents.make('heuristic', seed=0)", "vector"),
         ("numba", "import agents; agents.make('greedy', seed=0)", "vector"),

@@ -5,7 +5,7 @@ rule say, every game ends within its limits, and a seat's public view holds noth
 is hidden from it.
 
 The same invariants are checked in compiled code over millions of batched-engine games by
-the sweep (:mod:`yaniv_env.vector.sweep`, tested in ``tests/test_invariants.py``).
+the sweep (:mod:`yaniv_env.tools.sweep`, tested in ``tests/test_invariants.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from yaniv_env import PRESETS, engine
-from yaniv_env.actions import CALL_YANIV
-from yaniv_env.cards import YANIV_VALUE, standard_deck
+from yaniv_env import PRESETS
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.actions import CALL_YANIV
+from yaniv_env.yaniv.cards import YANIV_VALUE, standard_deck
 
 PRESET_NAMES = sorted(PRESETS)
 # Whole games are slow to shrink and the seeds already pin a failure down: no shrinking, no database.
@@ -341,7 +342,7 @@ def test_public_view_depends_only_on_what_the_seat_may_know():
     """Two positions that differ only in a card P0 drew from the stock, one that P0 may
     slam down and one it may not, look the same to P1 (private windows: P0 answers the
     slam window either way); a card P0 took from the discard is known to P1."""
-    from yaniv_env.cards import parse_cards
+    from yaniv_env.yaniv.cards import parse_cards
 
     rules = PRESETS["standard"]
     views = []

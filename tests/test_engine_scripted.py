@@ -1,5 +1,5 @@
 """Scripted positions, one table row per rule of the variant table in the rules document
-(``yaniv_env/RULES.md``) and per preset where the rule applies.
+(``yaniv_env/yaniv/RULES.md``) and per preset where the rule applies.
 
 Positions are built with ``engine.from_position``; the stock is laid out so that the
 cards named in ``draws`` come first. Actions come from ``table.encode_discard``,
@@ -14,11 +14,22 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from yaniv_env import PRESETS, engine
-from yaniv_env.actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE, encode_take
-from yaniv_env.cards import JOKER, parse_card, parse_cards, standard_deck
+from yaniv_env import PRESETS
 from yaniv_env.core.seeding import LOTS, lot, stream_key
-from yaniv_env.engine import IllegalActionError, State
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.actions import (
+    ASAF,
+    BLAST,
+    CALL_YANIV,
+    DISCARD_BASE,
+    DRAW_STOCK,
+    PASS,
+    SLAM,
+    TAKE_BASE,
+    encode_take,
+)
+from yaniv_env.yaniv.cards import JOKER, parse_card, parse_cards, standard_deck
+from yaniv_env.yaniv.engine import IllegalActionError, State
 
 # -- helpers ---------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The PettingZoo AEC environment: API conformance, whole games, rewards, hidden information,
-bad input, rendering, the registry; and a smoke run of ``yaniv_env.bench``."""
+bad input, rendering, the registry; and a smoke run of ``yaniv_env.tools.bench``."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from aec_checks import check_illegal_actions_raise, place_reward, play_until_ill
 from pettingzoo.test import api_test, render_test, seed_test
 
 import yaniv_env
-from yaniv_env import PRESETS, engine, pis_yedili
-from yaniv_env.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
-from yaniv_env.observation import ObservationLayout, StateLayout, rules_vector
-from yaniv_env.render import hand_name
+from yaniv_env import PRESETS, pis_yedili
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
+from yaniv_env.yaniv.observation import ObservationLayout, StateLayout, rules_vector
+from yaniv_env.yaniv.render import hand_name
 
 REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome")
 
@@ -870,7 +871,7 @@ def test_pettingzoo_registry():
 
 
 def test_bench_json(capsys):
-    from yaniv_env import bench
+    from yaniv_env.tools import bench
 
     assert bench.main(["--seconds", "0.2", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -882,7 +883,7 @@ def test_bench_json(capsys):
 
 
 def test_bench_sections(capsys):
-    from yaniv_env import bench
+    from yaniv_env.tools import bench
 
     assert bench.main(["--seconds", "0.05", "--no-engine", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -902,7 +903,7 @@ def test_bench_sections(capsys):
 
 
 def test_bench_text_and_bad_count(capsys):
-    from yaniv_env import bench
+    from yaniv_env.tools import bench
 
     assert bench.main(["--seconds", "0.05", "--presets", "seven", "--no-env", "--players", "3"]) == 0
     out = capsys.readouterr().out

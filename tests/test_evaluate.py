@@ -28,7 +28,7 @@ from agents.evaluation import (  # noqa: E402
 )
 from training.cli.eval import main  # noqa: E402
 from yaniv_env import PRESETS  # noqa: E402
-from yaniv_env import replay as rp  # noqa: E402
+from yaniv_env.tools import replay as rp  # noqa: E402
 
 # Short games: out at 40 points (2-3 rounds with random agents).
 QUICK = PRESETS["standard"].replace(name="quick", score_limit=40)
@@ -418,7 +418,7 @@ def test_agents_with_options_on_the_command_line(capsys):
 
 def test_milestone_rate_counts_the_rounds_that_left_a_total_on_a_milestone():
     from agents.evaluation.records import SEAT_COUNTERS, game_record
-    from yaniv_env import engine
+    from yaniv_env.yaniv import engine
 
     def result(points, scores):
         return engine.RoundResult(

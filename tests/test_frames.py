@@ -15,9 +15,9 @@ import pytest
 import yaniv_env
 from yaniv_env import pis_yedili
 from yaniv_env.core import frames
-from yaniv_env.pis_yedili.pis_aec import table_view as pis_table_view
-from yaniv_env.render import sorted_cards
-from yaniv_env.render import table_view as yaniv_table_view
+from yaniv_env.pis_yedili.aec import table_view as pis_table_view
+from yaniv_env.yaniv.render import sorted_cards
+from yaniv_env.yaniv.render import table_view as yaniv_table_view
 
 pytest.importorskip("PIL")
 
@@ -122,7 +122,7 @@ def test_yaniv_known_cards_show_among_the_backs():
     env.reset(seed=0)
     for _ in random_moves(env, 200, seed=1):
         g = env.game
-        if g.known[1] and g.phase < yaniv_env.engine.ROUND_OVER:
+        if g.known[1] and g.phase < yaniv_env.yaniv.engine.ROUND_OVER:
             break
     else:
         pytest.fail("nobody took a card from the discard")
@@ -152,7 +152,7 @@ def test_words_of_the_frame_are_the_texts():
     for _ in random_moves(env, 30):
         pass
     view = yaniv_table_view(env.game, env.recent_events, reveal=env.reveal)
-    text = yaniv_env.render.render_table(env.game, env.last_event, reveal=env.reveal)
+    text = yaniv_env.yaniv.render.render_table(env.game, env.last_event, reveal=env.reveal)
     assert text.startswith(f"{view.title}, {view.status}")
     assert view.events[-1] == env.last_event and 1 < len(view.events) <= frames.RECENT_EVENTS
     assert f"last: {env.last_event}" in text

@@ -29,7 +29,7 @@ from test_safe_loading import Payload, rewrite_zip  # noqa: E402
 
 import agents  # noqa: E402
 from agents import checkpoint, play_format  # noqa: E402
-from yaniv_env import replay  # noqa: E402
+from yaniv_env.tools import replay  # noqa: E402
 
 
 # -- generic mutations --------------------------------------------------------------------

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import yaniv_env  # noqa: F401  (registers yaniv_env/Yaniv-v0)
-from yaniv_env import engine
-from yaniv_env.cards import parse_cards
-from yaniv_env.gym_env import YanivGymEnv
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.cards import parse_cards
+from yaniv_env.yaniv.gym_env import YanivGymEnv
 
 ENV_ID = "yaniv_env/Yaniv-v0"
 

@@ -1,5 +1,5 @@
-"""The compiled invariant checks (:mod:`yaniv_env.vector.invariants`) and the sweep that runs
-them at every decision (:mod:`yaniv_env.vector.sweep`).
+"""The compiled invariant checks (:mod:`yaniv_env.yaniv.batched.invariants`) and the sweep that runs
+them at every decision (:mod:`yaniv_env.tools.sweep`).
 
 A few thousand games per preset here (house options and player counts drawn per batch);
 ``python -m pytest --runslow tests/test_invariants.py -k million`` (or ``yaniv sweep
@@ -20,15 +20,15 @@ import json
 import numpy as np
 import pytest
 
-from yaniv_env import engine
-from yaniv_env.cards import NUM_KINDS
-from yaniv_env.rules import PRESETS, get_rules
-from yaniv_env.vector import BatchedYaniv
-from yaniv_env.vector import kernels as K
-from yaniv_env.vector import tables as T
-from yaniv_env.vector.invariants import CHECKS, PASSED, check_decision, check_round_end, reference
-from yaniv_env.vector.sweep import HOUSE_OPTIONS, draw_rules, main, play_batch, sweep_preset
-from yaniv_env.vector.tables import greedy_tables, tables
+from yaniv_env.tools.sweep import HOUSE_OPTIONS, draw_rules, main, play_batch, sweep_preset
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.batched import BatchedYaniv
+from yaniv_env.yaniv.batched import kernels as K
+from yaniv_env.yaniv.batched import tables as T
+from yaniv_env.yaniv.batched.invariants import CHECKS, PASSED, check_decision, check_round_end, reference
+from yaniv_env.yaniv.batched.tables import greedy_tables, tables
+from yaniv_env.yaniv.cards import NUM_KINDS
+from yaniv_env.yaniv.rules import PRESETS, get_rules
 
 #: Games per preset in CI (two batches of different rules each).
 CI_GAMES = 200

@@ -19,8 +19,8 @@ RL_LIBRARIES = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_co
 #: Modules that make no environment: the rules cores, the observations, the light core.
 LIGHT = [
     "yaniv_env",
-    "yaniv_env.engine",
-    "yaniv_env.observation",
+    "yaniv_env.yaniv.engine",
+    "yaniv_env.yaniv.observation",
     "yaniv_env.games",
     "yaniv_env.pis_yedili",
     "yaniv_env.pis_yedili.engine",
@@ -68,7 +68,7 @@ def _all_modules() -> list[str]:
 
 def test_every_package_module_is_probed():
     mods = _all_modules()
-    assert "yaniv_env.gym_env" in mods and "yaniv_env.core.policies" in mods and "agents.search" in mods
+    assert "yaniv_env.yaniv.gym_env" in mods and "yaniv_env.core.policies" in mods and "agents.search" in mods
 
 
 @pytest.mark.parametrize("module", _all_modules())
@@ -200,7 +200,7 @@ def _run(code: str) -> None:
 
 
 def test_gymnasium_vector_env_needs_neither_sb3_nor_torch():
-    # the Stable-Baselines3 VecEnv lives in yaniv_env.vector.sb3, imported on first use
+    # the Stable-Baselines3 VecEnv lives in yaniv_env.yaniv.batched.sb3, imported on first use
     pytest.importorskip("numba")
     _run(
         "import sys, importlib.abc"
@@ -210,14 +210,14 @@ def test_gymnasium_vector_env_needs_neither_sb3_nor_torch():
         "\n            raise ImportError(f'{name} is blocked')"
         "\nsys.meta_path.insert(0, Blocked())"
         "\nimport numpy as np"
-        "\nfrom yaniv_env.vector.envs import YanivVectorEnv"
+        "\nfrom yaniv_env.yaniv.batched.envs import YanivVectorEnv"
         "\nenvs = YanivVectorEnv('standard', num_envs=4, opponents='random')"
         "\nobs, _ = envs.reset(seed=0)"
         "\nfor _ in range(50):"
         "\n    obs, rewards, terminated, truncated, infos = envs.step(envs.action_masks().argmax(axis=1))"
         "\nassert not {'stable_baselines3', 'torch'} & set(sys.modules)"
         "\ntry:"
-        "\n    from yaniv_env.vector.envs import YanivVecEnv"
+        "\n    from yaniv_env.yaniv.batched.envs import YanivVecEnv"
         "\nexcept ImportError as e:"
         "\n    assert 'blocked' in str(e)"
         "\nelse:"

@@ -10,7 +10,8 @@ import pytest
 pytest.importorskip("numba")
 
 from agents.batched import batched  # noqa: E402
-from yaniv_env.vector.envs import LearnerGames, YanivVecEnv  # noqa: E402
+from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
+from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # noqa: E402
 
 
 class Member:

@@ -17,8 +17,9 @@ from stable_baselines3.common.vec_env import VecEnvWrapper  # noqa: E402
 from agents.batched import batched  # noqa: E402
 from training import ppo  # noqa: E402
 from training.envs import VecAdvice, VecHandShaping  # noqa: E402
-from yaniv_env.core.aec import place_reward  # noqa: E402
-from yaniv_env.vector.envs import BatchedSelfPlay, YanivVecEnv  # noqa: E402
+from yaniv_env.core.outcome import place_reward  # noqa: E402
+from yaniv_env.yaniv.batched.envs import BatchedSelfPlay  # noqa: E402
+from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # noqa: E402
 
 
 class MaskRecorder(VecEnvWrapper):
@@ -145,7 +146,7 @@ def test_self_play_stream_credits_each_seat_and_links_its_decisions():
     """Self-play rollouts: a decision's successor is its own seat's next decision in the same
     game, and the rewards credited in the rollout are the ones the games paid to seats that
     had decided."""
-    from yaniv_env.rules import get_rules
+    from yaniv_env.yaniv.rules import get_rules
 
     B, T, players = 4, 60, 3
     stream = ppo.SelfPlayStream(get_rules("standard", players), B, "round", "score_outcome", seed=2)
@@ -175,7 +176,7 @@ def test_entropy_bonus_pulls_the_advice_scale_down():
     from gymnasium import spaces
 
     from agents.networks import AdvisedPolicy
-    from yaniv_env.vector.envs import LearnerGames
+    from yaniv_env.yaniv.batched.envs import LearnerGames
 
     games = LearnerGames("standard", 16, opponents="heuristic")
     obs = games.reset(0)

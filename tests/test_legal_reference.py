@@ -16,8 +16,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from yaniv_env import PRESETS, engine
-from yaniv_env.actions import (
+from yaniv_env import PRESETS
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.actions import (
     ASAF,
     BLAST,
     CALL_YANIV,
@@ -29,7 +30,7 @@ from yaniv_env.actions import (
     action_table,
     encode_take,
 )
-from yaniv_env.cards import standard_deck
+from yaniv_env.yaniv.cards import standard_deck
 
 JK = 52  # the joker kind, written out: the reference uses no engine constant
 CONFIGS = [(name, n) for name in PRESETS for n in (2, 3, 4, 5)]

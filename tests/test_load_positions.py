@@ -5,10 +5,10 @@ results), for every preset and player count."""
 import numpy as np
 import pytest
 
-from yaniv_env import engine
-from yaniv_env.observation import ObservationLayout
-from yaniv_env.rules import PRESETS, get_rules
-from yaniv_env.vector import BatchedYaniv
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.batched import BatchedYaniv
+from yaniv_env.yaniv.observation import ObservationLayout
+from yaniv_env.yaniv.rules import PRESETS, get_rules
 
 
 def _positions(rules, seed: int, count: int) -> list[engine.State]:

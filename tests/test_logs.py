@@ -50,7 +50,7 @@ def test_train_takes_no_progress():
 
 def test_compile_notice_only_when_the_cache_is_cold(tmp_path, monkeypatch, capsys):
     pytest.importorskip("numba")
-    from yaniv_env.vector.batched import cache_is_cold, compile_notice
+    from yaniv_env.yaniv.batched.engine import cache_is_cold, compile_notice
 
     (tmp_path / "fresh_kernel.py").write_text(
         "from numba import njit\n\n@njit(cache=True)\ndef plus_one(x):\n    return x + 1\n"

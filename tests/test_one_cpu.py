@@ -44,7 +44,7 @@ def test_available_cpus_reads_the_affinity():
 def test_bench_on_one_cpu():
     pytest.importorskip("numba")
     text = _run_on_one_cpu(
-        "yaniv_env.bench", "--seconds", "0.02", "--presets", "standard", "--no-env", "--no-pis", "--players", "2"
+        "yaniv_env.tools.bench", "--seconds", "0.02", "--presets", "standard", "--no-env", "--no-pis", "--players", "2"
     )
     assert "B=1,024, 1 thread" in text and "2 threads" not in text
 

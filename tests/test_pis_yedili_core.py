@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from yaniv_env.cards import RANK, SUIT, card_name, parse_card, parse_cards
 from yaniv_env.pis_yedili import PRESET_SOURCES, PRESETS, Rules, get_rules
 from yaniv_env.pis_yedili import actions as A
 from yaniv_env.pis_yedili import engine as E
@@ -23,6 +22,7 @@ from yaniv_env.pis_yedili.engine import (
     SEVEN_PHASE,
     IllegalActionError,
 )
+from yaniv_env.yaniv.cards import RANK, SUIT, card_name, parse_card, parse_cards
 
 STD = PRESETS["standard"]
 SPADES, HEARTS, DIAMONDS, CLUBS = range(4)

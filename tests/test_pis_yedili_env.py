@@ -1,6 +1,6 @@
 """Pis Yedili environments: PettingZoo AEC conformance, whole games and rewards, hidden
 information, bad input, rendering, the Gymnasium wrapper, the registries, the baselines
-and a smoke run of the Pis Yedili section of ``yaniv_env.bench``."""
+and a smoke run of the Pis Yedili section of ``yaniv_env.tools.bench``."""
 
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from pettingzoo.test import api_test, render_test, seed_test
 import agents
 from agents.pis_yedili import PisHeuristicAgent
 from yaniv_env import pis_yedili
-from yaniv_env.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
 from yaniv_env.pis_yedili import PRESETS
 from yaniv_env.pis_yedili import actions as A
 from yaniv_env.pis_yedili import engine as E
 from yaniv_env.pis_yedili.gym_env import PisYediliGymEnv
 from yaniv_env.pis_yedili.observation import PisObservationLayout, PisStateLayout, players_from_size
+from yaniv_env.yaniv.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
 
 STD = PRESETS["standard"]
 REWARD_SCHEMES = ("score", "outcome", "deal_win", "score_outcome")
@@ -517,8 +517,8 @@ def test_registries():
 def test_env_is_imported_lazily():
     code = (
         "import sys; import yaniv_env.pis_yedili as p; "
-        "assert 'yaniv_env.pis_yedili.pis_aec' not in sys.modules; "
-        "e = p.env; assert 'yaniv_env.pis_yedili.pis_aec' in sys.modules; print(p.raw_env.__name__)"
+        "assert 'yaniv_env.pis_yedili.aec' not in sys.modules; "
+        "e = p.env; assert 'yaniv_env.pis_yedili.aec' in sys.modules; print(p.raw_env.__name__)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "raw_env"
@@ -672,7 +672,7 @@ def test_heuristic_beats_random_in_a_small_sample():
 
 
 def test_bench_smoke(capsys):
-    from yaniv_env import bench
+    from yaniv_env.tools import bench
 
     assert bench.main(["--seconds", "0.05", "--presets", "standard", "--json"]) == 0
     pis = json.loads(capsys.readouterr().out)["pis_yedili"]

@@ -8,11 +8,11 @@ import pytest
 
 import agents
 from yaniv_env import PRESETS, Rules
-from yaniv_env import play as play_mod
-from yaniv_env import replay as rp
-from yaniv_env.actions import action_table
-from yaniv_env.play import match_moves, parse_move, play
-from yaniv_env.render import hand_name, round_result_line
+from yaniv_env.tools import play as play_mod
+from yaniv_env.tools import replay as rp
+from yaniv_env.tools.play import match_moves, parse_move, play
+from yaniv_env.yaniv.actions import action_table
+from yaniv_env.yaniv.render import hand_name, round_result_line
 
 QUICK = PRESETS["standard"].replace(name="quick", score_limit=30)
 
@@ -323,7 +323,7 @@ def test_play_help_ambiguity_and_sorted_hand():
     mine = next(line for line in out if "player_0 to act" in line).splitlines()
     row = next(line for line in mine if line.startswith("▶ player_0"))
     cards = row.split("(total")[0].split()[3:]  # marker, seat, score, then the cards
-    from yaniv_env.cards import RANK, SUIT, parse_card
+    from yaniv_env.yaniv.cards import RANK, SUIT, parse_card
 
     kinds = [parse_card(c.replace("🃏", "JK")) for c in cards]
     assert kinds == sorted(kinds, key=lambda k: (RANK[k], SUIT[k])) and len(kinds) == PRESETS["standard"].hand_size

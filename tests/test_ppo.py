@@ -19,8 +19,8 @@ import torch  # noqa: E402
 import agents  # noqa: E402
 from agents.networks import actor_logits  # noqa: E402
 from training import ppo  # noqa: E402
-from yaniv_env.rules import get_rules  # noqa: E402
-from yaniv_env.vector.envs import LearnerGames  # noqa: E402
+from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
+from yaniv_env.yaniv.rules import get_rules  # noqa: E402
 
 
 def test_legal_move_head_is_the_masked_full_distribution():

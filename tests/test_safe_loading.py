@@ -256,7 +256,7 @@ def test_command_line_trust_flag(tiny_checkpoint, capsys):
     assert yaniv(["eval", "--agents", f"{path},random", "--games", "2", "--quiet", "--trust"]) == 0
     assert Path(path).stem in capsys.readouterr().out
 
-    from yaniv_env.play import main as play
+    from yaniv_env.tools.play import main as play
 
     out: list[str] = []
     assert play(["--opponents", path, "--seed", "1"], input_fn=lambda _: "q", print_fn=out.append) == 2
@@ -293,7 +293,7 @@ def _zip_with(src: Path, dst: Path, name: str, data: bytes) -> Path:
 def test_issue_attacks_are_refused_naming_their_limit(shipped, tiny_checkpoint, tmp_path, marker):
     from capped_loading import load_capped
 
-    from yaniv_env import replay
+    from yaniv_env.tools import replay
 
     meta, weights = shipped
     huge_rules = {**meta["rules"], "hand_size": 1, "jokers_per_deck": 600}

@@ -26,11 +26,11 @@ from agents.networks import (  # noqa: E402
     score_features_size,
 )
 from training.cli import train as T  # noqa: E402
-from yaniv_env import engine  # noqa: E402
-from yaniv_env.cards import YANIV_VALUE  # noqa: E402
-from yaniv_env.observation import ObservationLayout  # noqa: E402
-from yaniv_env.replay import rules_to_dict  # noqa: E402
-from yaniv_env.rules import get_rules  # noqa: E402
+from yaniv_env.tools.replay import rules_to_dict  # noqa: E402
+from yaniv_env.yaniv import engine  # noqa: E402
+from yaniv_env.yaniv.cards import YANIV_VALUE  # noqa: E402
+from yaniv_env.yaniv.observation import ObservationLayout  # noqa: E402
+from yaniv_env.yaniv.rules import get_rules  # noqa: E402
 
 H = SCORE_HORIZON
 
@@ -116,7 +116,7 @@ def test_action_value_one_hot():
     plain, valued = action_features(rules), action_features(rules, value_one_hot=True)
     assert np.array_equal(valued[:, : plain.shape[1]], plain)
     assert np.all(valued[:, plain.shape[1] :].sum(axis=1) == 1)
-    from yaniv_env.actions import action_table
+    from yaniv_env.yaniv.actions import action_table
 
     table = action_table(rules)
     for a in range(0, table.num_actions, 97):
@@ -179,7 +179,7 @@ def test_bad_score_features_are_refused(tmp_path):
 def build_policy_description() -> dict:
     rules = get_rules("standard", 2)
     layout = ObservationLayout(rules)
-    from yaniv_env.actions import action_table
+    from yaniv_env.yaniv.actions import action_table
 
     return {
         "policy": "AdvisedPolicy",

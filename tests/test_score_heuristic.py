@@ -13,9 +13,9 @@ import pytest
 import agents
 from agents.common import decode
 from agents.heuristic import HeuristicPolicy, ScoreHeuristicAgent
-from yaniv_env import engine
-from yaniv_env.observation import ObservationLayout
-from yaniv_env.rules import get_rules
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.observation import ObservationLayout
+from yaniv_env.yaniv.rules import get_rules
 
 pytest.importorskip("numba")
 

@@ -73,7 +73,8 @@ def test_round_value_scores_a_round_won_as_one_and_anything_else_as_zero():
     from agents.common import context
     from agents.heuristic import HeuristicPolicy
     from agents.search import info_from_state
-    from yaniv_env import PRESETS, engine
+    from yaniv_env import PRESETS
+    from yaniv_env.yaniv import engine
 
     search = agents.make("search", seed=0, value="round", game_weight=0.0)
     ctx, policy = context(PRESETS["standard"]), HeuristicPolicy()

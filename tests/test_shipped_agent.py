@@ -15,7 +15,7 @@ import yaniv_env
 from agents.evaluation import evaluate
 from agents.play_format import read_play_file
 from agents.trained import export_for_play
-from yaniv_env.rules import get_rules
+from yaniv_env.yaniv.rules import get_rules
 
 #: 600 decisions (observation, mask, action) of the first shipped 2-player agent (kept as
 #: FIRST_2P, advised by the plain heuristic), recorded with the Stable-Baselines3 checkpoint

@@ -20,8 +20,9 @@ from agents.batched import batched  # noqa: E402
 from training.cli import train as T  # noqa: E402
 from training.envs import VecAdvice, VecHandShaping  # noqa: E402
 from training.plan import make_plan  # noqa: E402
-from yaniv_env.gym_env import YanivGymEnv  # noqa: E402
-from yaniv_env.vector.envs import LearnerGames, YanivVecEnv  # noqa: E402
+from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
+from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # noqa: E402
+from yaniv_env.yaniv.gym_env import YanivGymEnv  # noqa: E402
 
 
 @pytest.mark.parametrize(("preset", "n", "opponent"), [("standard", 2, "heuristic"), ("seven", 3, "greedy")])

@@ -1,12 +1,12 @@
-"""The batched engine (yaniv_env.vector) against the scalar engine, decision by decision.
+"""The batched engine (yaniv_env.yaniv.batched) against the scalar engine, decision by decision.
 
-Every test here replays batched games through ``yaniv_env.engine`` from the same seeds
-(:func:`yaniv_env.vector.verify.verify`): the acting seat and phase, the legal mask and the
+Every test here replays batched games through ``yaniv_env.yaniv.engine`` from the same seeds
+(:func:`yaniv_env.tools.verify.verify`): the acting seat and phase, the legal mask and the
 acting seat's observation at every decision (every seat's every few decisions), round
 results, score changes, places and final rankings must be equal. CI replays
 :data:`CI_GAMES` whole games per preset and player count, in :data:`CI_PARTS` test cases
 each (so that pytest-xdist spreads them). The long check runs with
-``python -m yaniv_env.vector.verify --games 1000000 --players 2 3 4 5 --workers 2`` or,
+``python -m yaniv_env.tools.verify --games 1000000 --players 2 3 4 5 --workers 2`` or,
 through pytest, ``YANIV_VECTOR_GAMES=1000000 python -m pytest tests/test_vector_engine.py
 --runslow -k many`` (``YANIV_VECTOR_WORKERS`` processes, default: one a core).
 """
@@ -23,13 +23,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from yaniv_env import engine
 from yaniv_env.core import seeding
 from yaniv_env.core.cpus import available_cpus
-from yaniv_env.rules import PRESETS, get_rules
-from yaniv_env.vector import BatchedYaniv, round_rewards
-from yaniv_env.vector import kernels as K
-from yaniv_env.vector.verify import Divergence, scalar_game, verify
+from yaniv_env.tools.verify import Divergence, scalar_game, verify
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.batched import BatchedYaniv, round_rewards
+from yaniv_env.yaniv.batched import kernels as K
+from yaniv_env.yaniv.rules import PRESETS, get_rules
 
 PLAYERS = (2, 3, 4, 5)
 CASES = [(name, n) for name in PRESETS for n in PLAYERS]
@@ -120,7 +120,7 @@ def test_a_wrong_round_result_is_a_divergence(monkeypatch):
 
 
 def test_a_wrong_reward_is_a_divergence(monkeypatch):
-    from yaniv_env.vector import verify as verify_module
+    from yaniv_env.tools import verify as verify_module
 
     original = verify_module.round_rewards
 
@@ -275,14 +275,14 @@ def test_round_rewards_follow_the_environment_schemes():
 
 
 def test_importing_the_core_does_not_import_numba():
-    code = "import sys, yaniv_env, yaniv_env.engine; assert 'numba' not in sys.modules"
+    code = "import sys, yaniv_env, yaniv_env.yaniv.engine; assert 'numba' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_bench_reports_batched_rows_next_to_the_scalar_engine(capsys):
     import json
 
-    from yaniv_env import bench
+    from yaniv_env.tools import bench
 
     assert bench.main(["--seconds", "0.05", "--presets", "seven", "--no-env", "--no-pis", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)["batched"]
@@ -322,7 +322,7 @@ def test_observations_and_masks_of_some_rows_equal_those_rows_of_the_whole_batch
 
 
 def test_the_differential_command_shards_and_resumes(tmp_path, capsys):
-    from yaniv_env.vector import verify as verify_module
+    from yaniv_env.tools import verify as verify_module
 
     every = verify_module.chunks(["seven", "french"], [2, 3], 5, 2, (0, 1))
     shards = [verify_module.chunks(["seven", "french"], [2, 3], 5, 2, (i, 3)) for i in range(3)]

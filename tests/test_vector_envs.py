@@ -1,4 +1,4 @@
-"""Vector environments (yaniv_env.vector.envs): the same episodes, rewards and observations
+"""Vector environments (yaniv_env.yaniv.batched.envs): the same episodes, rewards and observations
 as the single-env Gymnasium wrapper, the Gymnasium and SB3 vector APIs, MaskablePPO.
 
 The learner-game logic is checked twice against ``YanivGymEnv``: on :class:`ScalarBatch`, a
@@ -16,13 +16,14 @@ from hypothesis import strategies as st
 pytest.importorskip("numba")
 
 from agents.batched import batched  # noqa: E402
-from yaniv_env import engine  # noqa: E402
-from yaniv_env.actions import action_table  # noqa: E402
-from yaniv_env.gym_env import YanivGymEnv  # noqa: E402
-from yaniv_env.observation import ObservationLayout  # noqa: E402
-from yaniv_env.rules import get_rules  # noqa: E402
-from yaniv_env.vector import StepResult  # noqa: E402
-from yaniv_env.vector.envs import BatchedSelfPlay, LearnerGames, YanivVecEnv, YanivVectorEnv  # noqa: E402
+from yaniv_env.yaniv import engine  # noqa: E402
+from yaniv_env.yaniv.actions import action_table  # noqa: E402
+from yaniv_env.yaniv.batched import StepResult  # noqa: E402
+from yaniv_env.yaniv.batched.envs import BatchedSelfPlay, LearnerGames, YanivVectorEnv  # noqa: E402
+from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # noqa: E402
+from yaniv_env.yaniv.gym_env import YanivGymEnv  # noqa: E402
+from yaniv_env.yaniv.observation import ObservationLayout  # noqa: E402
+from yaniv_env.yaniv.rules import get_rules  # noqa: E402
 
 
 class ScalarBatch:

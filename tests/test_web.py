@@ -12,12 +12,14 @@ import pytest
 
 import agents
 from agents.evaluation import evaluate, game_replay
-from yaniv_env import raw_env, replay
-from yaniv_env.engine import JOKER, hand_value
-from yaniv_env.web import pages, viewer
+from yaniv_env import raw_env
+from yaniv_env.tools import replay
+from yaniv_env.tools import replay as viewer
+from yaniv_env.tools.web import pages
+from yaniv_env.yaniv.engine import JOKER, hand_value
 
 flask = pytest.importorskip("flask")
-from yaniv_env.web.server import BASELINES, create_app  # noqa: E402
+from yaniv_env.tools.web.server import BASELINES, create_app  # noqa: E402
 
 
 def _embedded(html: str) -> dict:
@@ -105,7 +107,7 @@ def test_viewer_frames_follow_the_game(annotated_record):
 
 
 def test_viewer_shows_where_a_partial_record_was_left(tmp_path):
-    from yaniv_env.play import play
+    from yaniv_env.tools.play import play
 
     answers = iter(["1", "1", "1", "q"])
     path = tmp_path / "left.json"

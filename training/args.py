@@ -16,7 +16,7 @@ class Args:
     rules: str = "standard"
     """the rules preset of the game (Yaniv: standard, seven, french, two_deck)"""
     set: list[str] = dataclasses.field(default_factory=list)
-    """a rule option on top of the preset, as option=value (repeatable; the options: yaniv_env/RULES.md)"""
+    """a rule option on top of the preset, as option=value (repeatable; the options: yaniv_env/yaniv/RULES.md)"""
     num_players: int = 2
     """players at the table: the learner and num_players - 1 opponents"""
     minutes: float | None = None

@@ -1,4 +1,4 @@
-"""``yaniv bench``: the measurements of :mod:`yaniv_env.bench` (engines, environments and,
+"""``yaniv bench``: the measurements of :mod:`yaniv_env.tools.bench` (engines, environments and,
 with ``--vector``, the vector environments and a batched tournament) plus, with
 ``--vector``, the learners: MaskablePPO end to end.
 
@@ -24,7 +24,7 @@ Lean PPO rows (:mod:`training.ppo`, the same ``--ppo-timesteps``, its defaults: 
 x 32 steps per rollout, two 128-unit layers, the legal moves scored, 2 epochs of minibatches
 of 2,048, ``--ppo-threads`` torch threads in the update): against ``random`` opponents (the
 MaskablePPO rows' environment), against ``heuristic`` opponents, and in self-play (one
-network at every seat of :class:`yaniv_env.vector.envs.BatchedSelfPlay`), each with its
+network at every seat of :class:`yaniv_env.yaniv.batched.envs.BatchedSelfPlay`), each with its
 floating-point operations per learner step (:func:`training.ppo.flops_per_step`). The
 machine's measured matrix-product throughput (float32, [1024, 256] x [256, 1543], one
 thread and ``--ppo-threads``) is printed beside them: steps/s times FLOPs per step over it
@@ -49,7 +49,7 @@ import json
 import sys
 import time
 
-from yaniv_env.bench import build_parser, measure, report
+from yaniv_env.tools.bench import build_parser, measure, report
 
 #: The MaskablePPO rows: (key, label, environment, policy).
 PPO_ROWS = (
@@ -61,12 +61,12 @@ PPO_ROWS = (
 
 def _venv(preset: str, players: int, kind: str, num_envs: int):
     if kind == "vector":
-        from yaniv_env.vector.envs import YanivVecEnv
+        from yaniv_env.yaniv.batched.sb3 import YanivVecEnv
 
         return YanivVecEnv(preset, num_envs=num_envs, num_players=players, opponents="random")
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from yaniv_env.gym_env import YanivGymEnv
+    from yaniv_env.yaniv.gym_env import YanivGymEnv
 
     return DummyVecEnv([lambda: YanivGymEnv(preset, num_players=players, opponents="random")] * num_envs)
 
@@ -223,7 +223,7 @@ def bench_agent(preset: str, players: int, name: str, decisions: int, num_envs: 
     """``name`` deciding in the learner's seat of ``num_envs`` games against ``heuristic``
     opponents until it has made ``decisions`` decisions; only its ``act_batch`` is timed."""
     from agents.batched import ScalarLoop, batched
-    from yaniv_env.vector.envs import YanivVecEnv
+    from yaniv_env.yaniv.batched.sb3 import YanivVecEnv
 
     venv = YanivVecEnv(preset, num_envs=num_envs, num_players=players, opponents="heuristic")
     venv.seed(seed)

@@ -5,11 +5,11 @@ The training environments come in two kinds (``--vec-env``), with the same games
 rewards (opponents drawn per episode from the mix, monitor, advice, and hand shaping on top
 of them all, :class:`VecHandShaping`, one implementation for both kinds):
 
-* ``batched``: :class:`yaniv_env.vector.envs.YanivVecEnv`, B games stepped together on the
+* ``batched``: :class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv`, B games stepped together on the
   batched engine with the opponents acting in batch, under the SB3 wrappers
   :class:`VecOpponentPool` (``--league``: the self-play pool, each member acting in batch),
   ``VecMonitor``, :class:`VecHandShaping` and :class:`VecAdvice` (Yaniv only);
-* ``dummy`` / ``subproc``: one :class:`yaniv_env.gym_env.YanivGymEnv` per environment
+* ``dummy`` / ``subproc``: one :class:`yaniv_env.yaniv.gym_env.YanivGymEnv` per environment
   under :class:`training.league.OpponentSampler`, ``Monitor`` and
   :class:`agents.advice.AdviceWrapper`, in SB3's ``DummyVecEnv`` or ``SubprocVecEnv``, under
   :class:`VecHandShaping`.
@@ -31,7 +31,7 @@ from agents.advice import AdviceWrapper, make_advisor
 from agents.batched import batched
 from training.league import OpponentSampler, load_snapshot, refresh_pool
 from yaniv_env.games import game_of, get_game
-from yaniv_env.rules import Rules
+from yaniv_env.yaniv.rules import Rules
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def make_train_venv(spec: EnvSpec, seed: int, n_envs: int, monitor_prefix: str |
         fns = [make_env(spec, i, seed, paths[i], advice_seed, subprocess) for i in range(n_envs)]
         venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
         return VecHandShaping(venv, coef=spec.shaping, gamma=spec.gamma) if spec.shaping else venv
-    from yaniv_env.vector.envs import YanivVecEnv  # loads Numba: only for the batched engine
+    from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # loads Numba: only for the batched engine
 
     venv = YanivVecEnv(
         spec.rules,
@@ -96,7 +96,7 @@ def make_train_venv(spec: EnvSpec, seed: int, n_envs: int, monitor_prefix: str |
 
 class VecOpponentPool(VecEnvWrapper):
     """The self-play pool of :class:`training.league.OpponentSampler` for a
-    :class:`yaniv_env.vector.envs.YanivVecEnv` (wrapped directly; the baselines are the
+    :class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv` (wrapped directly; the baselines are the
     environment's ``opponent_mix``; ``pool_rules`` as :class:`training.league.OpponentSampler`'s).
 
     ``set_pool(paths)`` (also through ``env_method("set_pool", paths)`` from any wrapper
@@ -104,7 +104,7 @@ class VecOpponentPool(VecEnvWrapper):
     :meth:`training.league.OpponentSampler.set_pool` does (already loaded ones are kept;
     each new one seeded from this wrapper's generator, ``pool_deterministic`` for arg-max
     play) and hands them, as :class:`agents.batched.BatchedTrained`, to the environment
-    (:meth:`yaniv_env.vector.envs.LearnerGames.set_pool`) with ``league_prob``: from the
+    (:meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`) with ``league_prob``: from the
     next episodes on, each other seat of a slot is, with probability ``league_prob``, a pool
     member drawn uniformly, else a baseline drawn by weight; ``info["opponent"]`` says
     ``"pool"`` for it, as on the wrapper path. Each member acts in one forward pass per

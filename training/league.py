@@ -1,6 +1,6 @@
 """Opponents for training: a weighted mix of baselines plus a self-play pool, drawn per episode.
 
-:class:`OpponentSampler` wraps :class:`yaniv_env.gym_env.YanivGymEnv` (or the Pis Yedili
+:class:`OpponentSampler` wraps :class:`yaniv_env.yaniv.gym_env.YanivGymEnv` (or the Pis Yedili
 wrapper); at every ``reset`` it draws, for each other seat, a baseline (by weight) or,
 with probability ``league_prob`` once the pool is not empty, a snapshot from the pool
 (uniformly), and seats them through the wrapper's ``set_opponents``. ``info["opponent"]``
@@ -8,8 +8,8 @@ names the draw ("greedy", "pool", "random+heuristic" for three players...), so t
 logs can split the learning curve by opponent.
 
 :class:`training.envs.VecOpponentPool` does the same on the batched vector environment
-(:class:`yaniv_env.vector.envs.YanivVecEnv`, ``--vec-env batched``): the environment draws
-each slot's opponents per episode (:meth:`yaniv_env.vector.envs.LearnerGames.set_pool`) and
+(:class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv`, ``--vec-env batched``): the environment draws
+each slot's opponents per episode (:meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`) and
 every pool member acts in batch, one forward pass per member and opponent step.
 
 :class:`League` is the pool itself: snapshot paths (relative to the run directory) and the

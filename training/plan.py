@@ -31,7 +31,7 @@ from training.league import agent_available, parse_mix
 from yaniv_env.core.cpus import available_cpus
 from yaniv_env.core.seeding import seeded_key, stream_key
 from yaniv_env.games import get_game
-from yaniv_env.rules import Rules
+from yaniv_env.yaniv.rules import Rules
 
 #: The streams of a run's seed (:class:`Seeds`).
 GLOBAL, ENVIRONMENTS, ADVICE, IMITATION, DAGGER, PERIODIC_EVALUATION, GATE = range(7)

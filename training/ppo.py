@@ -1,7 +1,7 @@
 """A lean PPO for Yaniv on the batched engine, in one file that reads top to bottom (in the
 manner of CleanRL's ``ppo.py``): no Stable-Baselines3 in the loop, the rollout stepped on
-:class:`yaniv_env.vector.envs.LearnerGames` (one learner seat per game, fixed opponents
-acting in batch) or on :class:`yaniv_env.vector.envs.BatchedSelfPlay` (``--opponents self``:
+:class:`yaniv_env.yaniv.batched.envs.LearnerGames` (one learner seat per game, fixed opponents
+acting in batch) or on :class:`yaniv_env.yaniv.batched.envs.BatchedSelfPlay` (``--opponents self``:
 one network plays every seat of every game).
 
 .. code-block:: console
@@ -153,8 +153,8 @@ def make_policy(rules, hidden: list[int]):
 
     from agents.checkpoint import rules_to_dict
     from agents.networks import ActionFeaturePolicy
-    from yaniv_env.observation import ObservationLayout
-    from yaniv_env.vector import BatchedYaniv
+    from yaniv_env.yaniv.batched import BatchedYaniv
+    from yaniv_env.yaniv.observation import ObservationLayout
 
     size = ObservationLayout(rules).size
     obs_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
@@ -239,7 +239,7 @@ class LearnerStream:
     step; a decision's successor is the next row of its game."""
 
     def __init__(self, rules, num_envs: int, mix, episode: str, reward: str, seed: int):
-        from yaniv_env.vector.envs import LearnerGames
+        from yaniv_env.yaniv.batched.envs import LearnerGames
 
         self.games = LearnerGames(rules, num_envs, rules.num_players, opponent_mix=mix, episode=episode, reward=reward)
         self.num_envs = num_envs
@@ -283,7 +283,7 @@ class SelfPlayStream:
     seat's next decision (``-1`` until it is made)."""
 
     def __init__(self, rules, num_envs: int, episode: str, reward: str, seed: int):
-        from yaniv_env.vector.envs import BatchedSelfPlay
+        from yaniv_env.yaniv.batched.envs import BatchedSelfPlay
 
         self.games = BatchedSelfPlay(rules, num_envs, rules.num_players, episode=episode, reward=reward)
         self.games.reset(seed)
@@ -448,7 +448,7 @@ def evaluate(
     ``outcome`` reward is 1). A game still running after ``max_decisions`` of the policy's
     decisions counts as not won: a deterministic policy may never end a round (each is then
     drawn at the turn limit), and its game would last ``round_limit`` rounds."""
-    from yaniv_env.vector.envs import LearnerGames
+    from yaniv_env.yaniv.batched.envs import LearnerGames
 
     env = LearnerGames(rules, games, rules.num_players, opponents=opponent, episode=episode, reward="outcome")
     obs = env.reset(seed)
@@ -517,7 +517,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     the run's own."""
     from agents.evaluation import wilson
     from yaniv_env.core.cpus import available_cpus
-    from yaniv_env.rules import get_rules
+    from yaniv_env.yaniv.rules import get_rules
 
     if args.resume:
         run_dir = Path(args.resume)

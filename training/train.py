@@ -10,8 +10,8 @@ CleanRL: one :class:`~training.args.Args` dataclass, resolved once into a frozen
     yaniv train --game pis_yedili --num-players 3 --minutes 5    # Pis Yedili, vs the Pis agents
 
 The learner plays one seat (a random seat per episode) of the games of the batched vector
-environment :class:`yaniv_env.vector.envs.YanivVecEnv` (``--vec-env auto``/``batched``;
-``dummy``/``subproc``: one :class:`yaniv_env.gym_env.YanivGymEnv` each, the same games);
+environment :class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv` (``--vec-env auto``/``batched``;
+``dummy``/``subproc``: one :class:`yaniv_env.yaniv.gym_env.YanivGymEnv` each, the same games);
 the other seats are drawn per episode from a weighted mix of baselines and, with
 ``--league``, from a self-play pool of past snapshots (``training.league``,
 :class:`training.envs.VecOpponentPool`). Masks come from the environment's

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import games as _games  # registers the package's games
 from .core.imports import when_imported
-from .rules import PRESET_SOURCES, PRESETS, Rules, get_rules
+from .yaniv.rules import PRESET_SOURCES, PRESETS, Rules, get_rules
 
 __version__ = "0.1.0"
 
@@ -44,7 +44,7 @@ when_imported("pettingzoo", _register_pettingzoo)
 def __getattr__(name: str):
     # Keep ``import yaniv_env`` free of RL libraries until the environment is asked for.
     if name in ("env", "raw_env"):
-        from . import yaniv_aec
+        from .yaniv import aec as yaniv_aec
 
         return getattr(yaniv_aec, name)
     raise AttributeError(f"module 'yaniv_env' has no attribute {name!r}")

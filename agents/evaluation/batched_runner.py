@@ -1,8 +1,8 @@
-"""Evaluation games on the batched engine (:mod:`yaniv_env.vector`): the games of
+"""Evaluation games on the batched engine (:mod:`yaniv_env.yaniv.batched`): the games of
 :mod:`agents.evaluation.runner`, many at a time in compiled code.
 
 The batched runner plays exactly the games the scalar runner plays: the game with deal seed
-``s`` in a slot of :class:`yaniv_env.vector.BatchedYaniv` is ``engine.new_game(rules,
+``s`` in a slot of :class:`yaniv_env.yaniv.batched.BatchedYaniv` is ``engine.new_game(rules,
 seed=s)``, and the batched agents (:mod:`agents.batched`) decide row by row as the scalar
 agents do, the agent at seat ``p`` of a game drawing from the key of its seed
 ``agent_seed(deal seed, p)`` as :meth:`agents.evaluation.scalar_runner.ScalarRunner.play` seeds it. So the
@@ -28,14 +28,14 @@ from agents.evaluation.entrants import build_agent
 from agents.evaluation.loop import Game, games_of, play_games
 from agents.evaluation.records import GameRecord, game_outs, game_record
 from agents.heuristic_batched import _decide_range
-from agents.streams import agent_key
-from yaniv_env import engine
 from yaniv_env.core.policies import batched_policy
+from yaniv_env.core.streams import agent_key
 from yaniv_env.games import game_of
-from yaniv_env.replay import agent_seed
-from yaniv_env.rules import Rules
-from yaniv_env.vector import REASONS, BatchedYaniv
-from yaniv_env.vector.batched import ENGINE_KERNELS, cache_is_cold, compile_notice
+from yaniv_env.tools.replay import agent_seed
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.batched import REASONS, BatchedYaniv
+from yaniv_env.yaniv.batched.engine import ENGINE_KERNELS, cache_is_cold, compile_notice
+from yaniv_env.yaniv.rules import Rules
 
 #: Games stepped together in one process.
 BATCH_SIZE = 256

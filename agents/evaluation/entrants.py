@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import agents
-from yaniv_env.rules import Rules
+from yaniv_env.yaniv.rules import Rules
 
 EntrantSpec = str | tuple[str, Callable | str]
 

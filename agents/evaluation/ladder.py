@@ -28,7 +28,7 @@ import time
 import agents
 from agents.evaluation.harness import league
 from agents.evaluation.schedule import game_multiple
-from yaniv_env.rules import PRESETS
+from yaniv_env.yaniv.rules import PRESETS
 
 BASELINES = ("random", "greedy", "heuristic", "score_heuristic")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from yaniv_env import engine
-from yaniv_env.rules import Rules
+from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.rules import Rules
 
 #: Per-seat counters of a game, in the order of :attr:`GameRecord.seat_stats`: games, win
 #: share, rounds, round wins, points, calls, successful calls, beaten calls.

@@ -22,8 +22,8 @@ import numpy as np
 from agents.evaluation.records import GameRecord
 from agents.evaluation.stats import CONFIDENCE, METRICS, EntrantStats, Estimate, metric_titles
 from yaniv_env.games import Game, game_of
-from yaniv_env.replay import rules_to_dict
-from yaniv_env.rules import Rules
+from yaniv_env.tools.replay import rules_to_dict
+from yaniv_env.yaniv.rules import Rules
 
 
 @dataclass

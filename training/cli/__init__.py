@@ -3,8 +3,8 @@ verify``.
 
 Each subcommand lives in its own module and takes the rest of the arguments:
 ``training.cli.train``, ``training.rllib.train`` (the ``[rllib]`` extra), ``training.cli.eval``,
-``yaniv_env.play``, ``yaniv_env.replay``, ``yaniv_env.web.server`` (the ``[web]`` extra),
-``training.bench``, ``training.cli.ladder``, ``yaniv_env.vector.sweep``, ``yaniv_env.vector.verify``;
+``yaniv_env.tools.play``, ``yaniv_env.tools.replay``, ``yaniv_env.tools.web.server`` (the ``[web]`` extra),
+``training.bench``, ``training.cli.ladder``, ``yaniv_env.tools.sweep``, ``yaniv_env.tools.verify``;
 ``yaniv <command> --help`` lists a command's options and ``yaniv --version`` prints the
 package version. A file a command cannot read (missing, unreadable, or refused by its
 loader) ends it with one line on stderr (``yaniv eval: cannot read x.safetensors: No such
@@ -23,13 +23,13 @@ COMMANDS = {
     "train": ("training.cli.train", "train an agent (MaskablePPO, self-play league)"),
     "train-rllib": ("training.rllib.train", "train with RLlib on Ray (multi-agent PPO self-play; [rllib] extra)"),
     "eval": ("training.cli.eval", "evaluate agents against each other with confidence intervals"),
-    "play": ("yaniv_env.play", "play in the terminal against agents"),
-    "replay": ("yaniv_env.replay", "replay a recorded game step by step (--html: as a web page)"),
-    "serve": ("yaniv_env.web.server", "play in the browser against agents (a local web app; [web] extra)"),
+    "play": ("yaniv_env.tools.play", "play in the terminal against agents"),
+    "replay": ("yaniv_env.tools.replay", "replay a recorded game step by step (--html: as a web page)"),
+    "serve": ("yaniv_env.tools.web.server", "play in the browser against agents (a local web app; [web] extra)"),
     "bench": ("training.bench", "measure engine, environment and learner speed"),
     "ladder": ("training.cli.ladder", "rate every baseline and shipped agent, one OpenSkill league per table"),
-    "sweep": ("yaniv_env.vector.sweep", "batched games, the rules' invariants checked in the kernel at every decision"),
-    "verify": ("yaniv_env.vector.verify", "replay batched games through the scalar engine (sharded, resumable)"),
+    "sweep": ("yaniv_env.tools.sweep", "batched games, the rules' invariants checked in the kernel at every decision"),
+    "verify": ("yaniv_env.tools.verify", "replay batched games through the scalar engine (sharded, resumable)"),
 }
 
 

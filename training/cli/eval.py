@@ -20,8 +20,8 @@ from agents.evaluation import ENGINES, EvalResult, evaluate, game_replay, league
 from agents.evaluation.entrants import load_trusted, split_agents
 from training.rllib.shards import RayExecutor
 from yaniv_env.games import GAMES
-from yaniv_env.replay import save as save_replay
-from yaniv_env.rules import PRESETS
+from yaniv_env.tools.replay import save as save_replay
+from yaniv_env.yaniv.rules import PRESETS
 
 
 def _write_game(result: EvalResult, entrants, args, common: dict) -> None:
@@ -38,7 +38,7 @@ def _write_game(result: EvalResult, entrants, args, common: dict) -> None:
     if args.replay_file:
         print(f"wrote game {args.record_game} to {save_replay(record, args.replay_file)}")
     if args.html:
-        from yaniv_env.web.viewer import write_html
+        from yaniv_env.tools.replay import write_html
 
         print(f"wrote game {args.record_game} as a page: {write_html(record, args.html)}")
 

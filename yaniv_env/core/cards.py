@@ -1,4 +1,4 @@
-"""Card kinds shared by every game in the package (:mod:`yaniv_env.cards` adds Yaniv's
+"""Card kinds shared by every game in the package (:mod:`yaniv_env.yaniv.cards` adds Yaniv's
 card values; Pis Yedili uses the 52 natural kinds).
 
 A card is identified by its *kind*, an int in ``0..52``::

@@ -4,7 +4,7 @@
 and ``engine`` (the state and the functions that play it) need only NumPy. Cards are the
 shared kinds of :mod:`yaniv_env.core.cards` (kind = suit * 13 + rank, no jokers).
 
-The PettingZoo environment (``env``, ``raw_env``: :mod:`yaniv_env.pis_yedili.pis_aec`) and
+The PettingZoo environment (``env``, ``raw_env``: :mod:`yaniv_env.pis_yedili.aec`) and
 the Gymnasium wrapper (:mod:`yaniv_env.pis_yedili.gym_env`) are imported on first use;
 both are registered as ``yaniv_env/PisYedili-v0`` (``yaniv_env.games`` describes the game).
 """
@@ -21,7 +21,7 @@ ENV_ID = "yaniv_env/PisYedili-v0"
 def __getattr__(name: str):
     # Keep the rules core free of RL libraries until the environment is asked for.
     if name in ("env", "raw_env"):
-        from . import pis_aec
+        from . import aec as pis_aec
 
         return getattr(pis_aec, name)
     raise AttributeError(f"module 'yaniv_env.pis_yedili' has no attribute {name!r}")

@@ -9,7 +9,7 @@
 
 It is the wrapper both games share (:class:`yaniv_env.core.gym.CardGameGymEnv`: same
 behaviour and arguments as Yaniv's, the AEC environment's ``reveal`` for rendering included)
-around :class:`yaniv_env.pis_yedili.pis_aec.raw_env`. Opponents are stepped inside
+around :class:`yaniv_env.pis_yedili.aec.raw_env`. Opponents are stepped inside
 :meth:`step`, so the observation, reward and termination returned belong to the learner.
 ``opponents`` is a list (one entry per other seat, or one entry reused for all) of agent
 objects with ``act(observation, action_mask)``, callables
@@ -33,7 +33,7 @@ An illegal action (only possible without the mask) ends the episode with
 from __future__ import annotations
 
 from ..core.gym import CardGameGymEnv
-from .pis_aec import raw_env
+from .aec import raw_env
 
 
 class PisYediliGymEnv(CardGameGymEnv):

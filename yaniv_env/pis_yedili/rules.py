@@ -1,6 +1,6 @@
 """One frozen rules configuration for Pis Yedili ("Dirty Seven"), and the presets.
 
-The game follows source 003 (``003_7dd16aa342779349.txt``, see ``yaniv_env/RULES.md``). Every point that
+The game follows source 003 (``003_7dd16aa342779349.txt``, see ``yaniv_env/yaniv/RULES.md``). Every point that
 source leaves open is an option of :class:`Rules`; the defaults follow the source's text
 where it says something and the most literal reading where it does not:
 
@@ -169,7 +169,7 @@ PRESETS: dict[str, Rules] = {
     "standard": STANDARD,
 }
 
-#: The source document each preset follows, by file name (``yaniv_env/RULES.md`` describes them).
+#: The source document each preset follows, by file name (``yaniv_env/yaniv/RULES.md`` describes them).
 PRESET_SOURCES: dict[str, str] = {"standard": "003_7dd16aa342779349.txt"}
 
 

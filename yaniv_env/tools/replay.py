@@ -1,0 +1,439 @@
+"""Recording and replaying Yaniv games.
+
+A *record* is a JSON-serialisable dict that holds everything needed to play a game again
+exactly: the rules (every field of :class:`yaniv_env.Rules`, so custom rules round-trip),
+the number of players, the seed of the environment's generator, and every AEC step as an
+``[agent, action]`` pair (``action`` is ``None`` for the dead steps of terminated agents).
+The final scores and ranking are stored too, and :func:`replay` checks that playing the
+steps again gives the very same result.
+
+.. code-block:: python
+
+    import agents
+    from yaniv_env.tools import replay
+
+    policies = [agents.make("random", seed=s) for s in range(2)]
+    record = replay.record_game("standard", 2, seed=7, policies=policies)
+    replay.save(record, "game.json")
+    for step in replay.replay(replay.load("game.json")):   # verifies the result at the end
+        print(step.index, step.agent, step.name)
+
+Record layout (``version`` 1)::
+
+    {"format": "yaniv-replay", "version": 1,
+     "rules": {...Rules fields...}, "num_players": 2, "seed": 7, "episode": "game",
+     "agents": ["random", "random"],           # labels per seat (informational)
+     "steps": [["player_0", 71], ["player_0", 0], ...],
+     "result": {"scores": [...], "ranking": [...], "rounds": 12, "turns": 431,
+                "truncated": false},
+     "complete": true,                          # false: a game left before its end
+     "annotations": [null, {"kind": "probabilities", "actions": [71, 72], "values": [0.9, 0.1]}, ...]}
+
+``annotations`` (optional, one entry per step, ``null`` where there is none) holds what an
+agent said about its decision: ``"probabilities"`` (a trained policy's probability of each
+legal move) or ``"values"`` (a search's mean rollout value, in points, of each move it
+searched). :func:`record_game` records them from agents that have ``act_annotated``
+(:func:`decide`); records without them load and replay the same.
+
+A *partial* record (``"complete": false``, written by ``yaniv play --record`` when the
+player leaves early) holds the steps played so far; its ``result`` is the position when it
+was left, and a replay checks that instead of the end of the game.
+
+Command line: ``yaniv replay FILE [--step] [--hide]`` prints the game step by step with
+:func:`yaniv_env.yaniv.render.render_table` (``--step`` waits for Enter between steps; end of
+input just lets the replay run on; ``--hide`` hides the hands); ``yaniv replay FILE --html
+OUT.html`` writes the game as one self-contained web page instead
+(:mod:`yaniv_env.tools.replay`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..core.game import rules_to_dict
+from ..core.limits import file_error, read_json_file
+from ..games import YANIV
+from ..yaniv import engine
+from ..yaniv.render import render_table
+from ..yaniv.rules import Rules, get_rules
+
+FORMAT = "yaniv-replay"
+VERSION = 1
+_REQUIRED = ("rules", "num_players", "seed", "steps", "result")
+#: What an annotation's values are (``"kind"``): a policy's probabilities, a search's values.
+ANNOTATION_KINDS = ("probabilities", "values")
+#: Largest replay file :func:`load` reads (a game of a million steps takes about 16 MB).
+MAX_FILE_BYTES = 32 << 20
+
+
+# -- seeds ----------------------------------------------------------------------------
+
+
+def agent_seed(game_seed: int, seat: int) -> int:
+    """The seed of the agent sitting at ``seat`` in the game played with ``game_seed``
+    (used by ``yaniv eval`` and ``yaniv play``)."""
+    state = np.random.SeedSequence([int(game_seed), int(seat), 0xA6E7]).generate_state(1, np.uint64)
+    return int(state[0] >> np.uint64(1))
+
+
+# -- rules as plain data ----------------------------------------------------------------
+
+
+def rules_from_dict(data: Mapping, what: str = "rules") -> Rules:
+    """The :class:`Rules` of :func:`rules_to_dict` (lists turned back into tuples), within
+    the file limits of Yaniv's rules (``yaniv_env.games.YANIV.rule_limits``)."""
+    return YANIV.rules_from_dict(data, what)
+
+
+# -- recording ---------------------------------------------------------------------------
+
+
+def make_record(
+    rules: Rules,
+    num_players: int,
+    seed: int,
+    steps: Sequence[Sequence],
+    state: engine.State,
+    *,
+    episode: str = "game",
+    labels: Sequence[str] | None = None,
+    complete: bool = True,
+    annotations: Sequence[dict | None] | None = None,
+) -> dict:
+    """A record from the steps of a game and its ``state`` after them: the end of the
+    game, or (``complete=False``) where the players left it. ``annotations``: one per step
+    (``None`` where there is none), kept only if one is not ``None``."""
+    record = {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": rules_to_dict(rules),
+        "num_players": int(num_players),
+        "seed": int(seed),
+        "episode": episode,
+        "agents": list(labels) if labels is not None else None,
+        "steps": [[str(a), None if x is None else int(x)] for a, x in steps],
+        "result": _result(state),
+        "complete": bool(complete),
+    }
+    if annotations is not None and any(a is not None for a in annotations):
+        record["annotations"] = list(annotations)
+    return record
+
+
+def _result(state: engine.State) -> dict:
+    return {
+        "scores": [int(v) for v in state.scores],
+        "ranking": [int(v) for v in engine.ranking(state)],
+        "rounds": int(state.round_index + 1),
+        "turns": int(state.turns),
+        "truncated": bool(state.game_truncated),
+    }
+
+
+def annotation(note: Mapping) -> dict:
+    """``note`` (what an agent's ``act_annotated`` returned) as plain JSON data, values
+    rounded to 5 decimals; ``ValueError`` if it is not ``{"kind": one of
+    ANNOTATION_KINDS, "actions": [ids], "values": [finite numbers]}``, lists of one length."""
+    if not isinstance(note, Mapping):
+        raise ValueError(f"an annotation is a dict, got {type(note).__name__}")
+    if note.get("kind") not in ANNOTATION_KINDS:
+        raise ValueError(f"an annotation's kind is one of {ANNOTATION_KINDS}, got {note.get('kind')!r}")
+    actions, values = note.get("actions"), note.get("values")
+    if not isinstance(actions, (list, tuple)) or not isinstance(values, (list, tuple)) or len(actions) != len(values):
+        raise ValueError("an annotation holds lists 'actions' and 'values' of the same length")
+    if not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) and a >= 0 for a in actions):
+        raise ValueError(f"an annotation's actions are action ids, got {list(actions)!r}")
+    if not all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and np.isfinite(v) for v in values):
+        raise ValueError(f"an annotation's values are finite numbers, got {list(values)!r}")
+    return {"kind": note["kind"], "actions": [int(a) for a in actions], "values": [round(float(v), 5) for v in values]}
+
+
+def decide(policy, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict | None]:
+    """The action of ``policy`` and, if the policy explains its decisions (a method
+    ``act_annotated(observation, action_mask) -> (action, annotation or None)``, which
+    makes the same move as ``act``: trained and search agents have it), its annotation
+    (:func:`annotation`); ``None`` otherwise."""
+    annotated = getattr(policy, "act_annotated", None)
+    if not callable(annotated):
+        return int(policy.act(observation, action_mask)), None
+    action, note = annotated(observation, action_mask)
+    return int(action), None if note is None else annotation(note)
+
+
+def record_game(
+    rules: str | Rules,
+    num_players: int,
+    seed: int,
+    policies: Sequence | Mapping,
+    *,
+    episode: str = "game",
+    labels: Sequence[str] | None = None,
+) -> dict:
+    """Play one game with ``policies`` (one per seat, or a dict ``agent -> policy``; each
+    has ``act(observation, action_mask)``) and return its record, with the annotations of
+    the policies that give them (:func:`decide`). The policies are used as given (seed them
+    yourself for a reproducible game; the record reproduces either way)."""
+    from ..yaniv.aec import raw_env
+
+    rules = get_rules(rules, num_players)
+    env = raw_env(rules=rules, num_players=num_players, episode=episode)
+    if isinstance(policies, Mapping):
+        policies = [policies[a] for a in env.possible_agents]
+    if len(policies) != num_players:
+        raise ValueError(f"{len(policies)} policies for {num_players} players")
+    seat = {a: i for i, a in enumerate(env.possible_agents)}
+    env.reset(seed=int(seed))
+    steps: list[list] = []
+    notes: list[dict | None] = []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        action, note = None, None
+        if not (term or trunc):
+            action, note = decide(policies[seat[agent]], obs["observation"], obs["action_mask"])
+        steps.append([agent, action])
+        notes.append(note)
+        env.step(action)
+    if labels is None:
+        labels = [getattr(p, "name", type(p).__name__) for p in policies]
+    return make_record(rules, num_players, seed, steps, env.game, episode=episode, labels=labels, annotations=notes)
+
+
+# -- checking, saving, loading -------------------------------------------------------------
+
+
+def check_record(record) -> None:
+    """Raise ``ValueError`` if ``record`` is not a well-formed record of this version."""
+    if not isinstance(record, Mapping):
+        raise ValueError(f"not a Yaniv replay: expected a JSON object, got {type(record).__name__}")
+    if record.get("format") != FORMAT:
+        raise ValueError(f"not a Yaniv replay: 'format' is {record.get('format')!r}, expected {FORMAT!r}")
+    version = record.get("version")
+    if version != VERSION:
+        raise ValueError(f"replay format version {version!r} is not supported (this yaniv-env reads version {VERSION})")
+    missing = [k for k in _REQUIRED if k not in record]
+    if missing:
+        raise ValueError(f"corrupt replay: missing {', '.join(missing)}")
+    for key in ("num_players", "seed"):
+        if not isinstance(record[key], int) or isinstance(record[key], bool):
+            raise ValueError(f"corrupt replay: {key} must be an int, got {record[key]!r}")
+    try:  # the record's player count within the rules' file limits, before any table is built
+        rules = record["rules"]
+        rules_from_dict({**rules, "num_players": record["num_players"]} if isinstance(rules, Mapping) else rules)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"corrupt replay: bad rules: {e}") from None
+    steps = record["steps"]
+    if not isinstance(steps, list):
+        raise ValueError("corrupt replay: steps must be a list of [agent, action] pairs")
+    for i, step in enumerate(steps):
+        ok = isinstance(step, (list, tuple)) and len(step) == 2 and isinstance(step[0], str)
+        ok = ok and (step[1] is None or (isinstance(step[1], int) and not isinstance(step[1], bool)))
+        if not ok:
+            raise ValueError(f"corrupt replay: step {i} is {step!r}, expected [agent, action id or null]")
+    result = record["result"]
+    if not isinstance(result, Mapping) or not all(k in result for k in ("scores", "ranking")):
+        raise ValueError("corrupt replay: result must hold the final scores and ranking")
+    if not isinstance(record.get("complete", True), bool):
+        raise ValueError(f"corrupt replay: complete must be true or false, got {record['complete']!r}")
+    notes = record.get("annotations")
+    if notes is not None:
+        if not isinstance(notes, list) or len(notes) != len(steps):
+            raise ValueError("corrupt replay: annotations must be a list with one entry (or null) per step")
+        for i, note in enumerate(notes):
+            try:
+                if note is not None:
+                    annotation(note)
+            except ValueError as e:
+                raise ValueError(f"corrupt replay: annotation of step {i}: {e}") from None
+
+
+def save(record: dict, path: str | Path) -> Path:
+    """Write ``record`` as JSON to ``path`` (parent folders are created)."""
+    check_record(record)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return path
+
+
+def load(path: str | Path) -> dict:
+    """Read a record written by :func:`save`; ``ValueError`` if it is not a valid record
+    (or larger than :data:`MAX_FILE_BYTES`, or nested deeper than
+    :data:`yaniv_env.core.limits.MAX_JSON_DEPTH`), ``OSError`` if it cannot be read."""
+    path = Path(path)
+    what = f"{path}: not a Yaniv replay"
+    record = read_json_file(path, max_bytes=MAX_FILE_BYTES, limit="yaniv_env.tools.replay.MAX_FILE_BYTES", what=what)
+    try:
+        check_record(record)
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    return record
+
+
+# -- replaying ------------------------------------------------------------------------------
+
+
+@dataclass
+class ReplayStep:
+    """One step of a replay. ``state`` is the live engine state *after* the step (it changes
+    as the replay goes on: render or copy it before asking for the next step). The first
+    item of a replay is the dealt game (``index`` 0, ``agent`` and ``action`` ``None``)."""
+
+    index: int
+    agent: str | None
+    action: int | None
+    name: str
+    state: engine.State
+    event: str
+    round_result: engine.RoundResult | None = None
+    """Set on the step that finished a round."""
+
+
+def replay(record: Mapping) -> Iterator[ReplayStep]:
+    """Play a record again, yielding each step; at the end check that the final scores,
+    ranking and rounds are the recorded ones (for a partial record: the scores, ranking and
+    rounds where it was left). Raises ``ValueError`` with a clear message if the record is
+    malformed or does not reproduce."""
+    check_record(record)
+    from ..yaniv.aec import raw_env
+
+    rules = rules_from_dict(record["rules"])
+    n = record["num_players"]
+    try:
+        env = raw_env(rules=rules, num_players=n, episode=record.get("episode", "game"), render_mode="ansi")
+    except ValueError as e:
+        raise ValueError(f"corrupt replay: cannot build the environment: {e}") from None
+    env.reset(seed=record["seed"])
+    yield ReplayStep(0, None, None, "new game", env.game, "new game")
+    steps = record["steps"]
+    last_rr = None
+    i = 0
+    for i, (agent, action) in enumerate(steps, start=1):
+        if not env.agents:
+            raise ValueError(
+                f"replay does not reproduce: the game ended after step {i - 1} but the record has {len(steps)} steps"
+            )
+        if agent != env.agent_selection:
+            raise ValueError(
+                f"replay does not reproduce: step {i} is recorded for {agent} but {env.agent_selection} is to act"
+            )
+        dead = env.terminations[agent] or env.truncations[agent]
+        if dead != (action is None):
+            what = "a dead step (None)" if dead else "a live decision"
+            raise ValueError(f"replay does not reproduce: step {i} ({agent}, {action!r}) should be {what}")
+        try:
+            env.step(action)
+        except ValueError as e:
+            raise ValueError(f"replay does not reproduce: step {i}: {e}") from None
+        rr = None
+        if action is not None:
+            info_rr = env.infos[agent].get("round_result")
+            if info_rr is not None and info_rr is not last_rr:
+                rr = last_rr = info_rr
+        name = env.action_name(action) if action is not None else "leaves the game"
+        yield ReplayStep(i, agent, action, name, env.game, env.last_event, rr)
+    complete = record.get("complete", True)
+    if env.agents and complete:
+        raise ValueError(f"replay does not reproduce: the record ends after {i} steps but the game goes on")
+    got, want = _result(env.game), record["result"]
+    for key in ("scores", "ranking", "rounds"):
+        if key in want and got[key] != want[key]:
+            where = "final" if complete else "last"
+            raise ValueError(
+                f"replay does not reproduce: {where} {key} {got[key]} differ from the recorded {want[key]}"
+            )
+
+
+def verify(record: Mapping) -> engine.State:
+    """Replay ``record`` to the end (raising ``ValueError`` if it does not reproduce) and
+    return the final state."""
+    state = None
+    for step in replay(record):
+        state = step.state
+    return state
+
+
+# -- command line -------------------------------------------------------------------------------
+
+
+def _ordinal(place: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(place, f"{place}th")
+
+
+def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, print_fn: Callable = print) -> int:
+    """``yaniv replay FILE [--step] [--hide]``."""
+    parser = argparse.ArgumentParser(prog="yaniv replay", description="Replay a recorded Yaniv game step by step.")
+    parser.add_argument("file", help="a replay written by yaniv play --record or yaniv eval --save-replays")
+    parser.add_argument("--step", action="store_true", help="wait for Enter between steps (q + Enter quits)")
+    parser.add_argument("--hide", action="store_true", help="hide the hands (show only public information)")
+    parser.add_argument(
+        "--html", metavar="OUT", help="write the game as one self-contained web page (open it in a browser) instead"
+    )
+    args = parser.parse_args(argv)
+    try:
+        record = load(args.file)
+        if args.html:
+            from .replay import write_html
+
+            print_fn(f"wrote {write_html(record, args.html)} (open it in a browser)")
+            return 0
+    except (OSError, ValueError) as e:
+        print(f"yaniv replay: {file_error(e)}", file=sys.stderr)
+        return 2
+    rules = rules_from_dict(record["rules"])
+    labels = record.get("agents") or [None] * record["num_players"]
+    seats = ", ".join(f"player_{i}" + (f" = {lab}" if lab else "") for i, lab in enumerate(labels))
+    print_fn(
+        f"Replay of {args.file}: rules {rules.name}, {record['num_players']} players ({seats}), seed {record['seed']}"
+    )
+    stepping = args.step
+    reveal = not args.hide
+    try:
+        for step in replay(record):
+            if step.action is None and step.agent is not None:
+                continue  # dead steps of players already out
+            title = "start" if step.agent is None else f"step {step.index}: {step.agent}: {step.name}"
+            print_fn(f"\n== {title}")
+            print_fn(render_table(step.state, step.event, reveal=reveal))
+            if stepping:
+                try:
+                    answer = input_fn("[Enter] next step, q quit: ")
+                except EOFError:
+                    stepping = False  # no more input: play on to the end
+                    continue
+                if answer.strip().lower() in ("q", "quit"):
+                    print_fn("replay stopped")
+                    return 0
+    except ValueError as e:
+        print(f"yaniv replay: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print_fn("\nreplay interrupted")
+        return 130
+    except BrokenPipeError:  # yaniv replay FILE | head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    result = record["result"]
+    if not record.get("complete", True):
+        scores = ", ".join(f"player_{p} {v}" for p, v in enumerate(result["scores"]))
+        print_fn(f"\nThe game was left here, in round {result['rounds']} (a partial record). Scores: {scores}")
+        print_fn("replay verified: the position is identical to the recorded one")
+        return 0
+    print_fn("\nFinal ranking:")
+    order = sorted(range(len(result["ranking"])), key=lambda p: (result["ranking"][p], p))
+    for p in order:
+        lab = f" ({labels[p]})" if labels[p] else ""
+        print_fn(f"  {_ordinal(result['ranking'][p] + 1):>4}  player_{p}{lab}  {result['scores'][p]} points")
+    print_fn("replay verified: the final result is identical to the recorded one")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1124 @@
+"""Numba kernels of the batched engine: the scalar engine's rules (:mod:`yaniv_env.yaniv.engine`)
+over struct-of-arrays state, one game at a time inside loops over the batch.
+
+State (``st``, one tuple, see :func:`new_state`), per game ``b``:
+
+==============  ===============  =====================================================
+array           shape            meaning
+==============  ===============  =====================================================
+g               int64 [B, NG]    scalar fields (``G_*`` indices below)
+scores          int64 [B, n]     cumulative totals
+alive           int8 [B, n]      seats still in the game
+out_round       int64 [B, n]     round a seat went out in (-1: in)
+hands           int8 [B, n, 53]  card counts of each hand
+hand_len        int64 [B, n]     cards in each hand
+known           int8 [B, n, 53]  cards each seat is known to hold
+stock           int8 [B, D]      the stock in order (last drawn first), ``G_STOCK_LEN``
+pile            int8 [B, D]      cards below the top set in order, ``G_PILE_LEN``
+pile_cnt        int8 [B, 53]     the same as counts
+top             int8 [B, T]      the top set as laid, ``G_TOP_LEN``
+takeable        int8 [B, 53]     1 for the kinds the next player may take
+keys            uint64 [B]       the game key (:mod:`yaniv_env.core.seeding`)
+==============  ===============  =====================================================
+
+Order matters where it matters in the scalar engine (stock, pile and top are lists there);
+hands and known cards are counts (the scalar engine's list order never shows).
+
+Speed: the helpers on a decision's path (legal moves, ``apply`` and what it calls) are
+inlined by Numba (``inline="always"``). Each takes the state and table tuples and unpacks
+the arrays it needs, and as separate compiled functions every unpacked array cost a
+reference-count increment and decrement (atomic operations, a third of a random-play
+decision's time); inlined, Numba drops them. Per-round and per-game work (``_deal``,
+``_end_round``, ``new_game``) stays out of line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ...core.seeding import DEAL, GOLDEN, LOTS, RESHUFFLE
+from ..actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE
+from ..cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
+from ..engine import ASAF_PHASE, BLAST_PHASE, DISCARD, DRAW, GAME_OVER, ROUND_OVER, SLAM_PHASE
+from .tables import (
+    R_ASAF,
+    R_BEATEN_CALLER_ALONE,
+    R_BEATEN_ZERO,
+    R_BLAST,
+    R_CALL_MAX,
+    R_DECKS,
+    R_EMPTY_WINS,
+    R_HAND_SIZE,
+    R_JOKERS_PER_DECK,
+    R_LAST_STANDING,
+    R_LIMIT_INCLUSIVE,
+    R_MAX_RUN_JOKERS,
+    R_MILESTONE,
+    R_MILESTONE_EVERY,
+    R_MILESTONE_MAX,
+    R_MILESTONE_SUBTRACT,
+    R_NEXT_LEADER_CALLER,
+    R_PENALTY,
+    R_PLAYERS,
+    R_PRIVATE_WINDOWS,
+    R_RESHUFFLE,
+    R_ROUND_LIMIT,
+    R_ROUNDS_PER_PLAYER,
+    R_RUN_MAX,
+    R_RUN_MIN,
+    R_RUN_PICKUP,
+    R_SCORE_LIMIT,
+    R_SET_JOKER_MIN,
+    R_SET_JOKERS_MAX,
+    R_SET_PICKUP,
+    R_SLAM,
+    R_SLAM_JOKER_ON_JOKER,
+    R_SLAM_STOCK_ONLY,
+    R_TURN_LIMIT,
+)
+
+# Scalar fields of a game (columns of ``g``).
+(
+    G_PHASE,
+    G_CURRENT,
+    G_TURN_PLAYER,
+    G_CALLER,
+    G_STOCK_LEN,
+    G_PILE_LEN,
+    G_TOP_LEN,
+    G_TOP_FLASHED,
+    G_PENDING,
+    G_DRAWN,
+    G_DRAWN_FROM_STOCK,
+    G_ROUND_INDEX,
+    G_ROUND_TURNS,
+    G_TURNS,
+    G_FIRST_PLAYER,
+    G_NEXT_FIRST,
+    G_GAME_TRUNCATED,
+    G_DRAW_ENDS_ROUND,
+    G_RESHUFFLES,
+    G_BLAST_RANK,
+    G_DECISIONS,
+    G_DRAWN_SLAMMABLE,
+    NG,
+) = range(23)
+
+REASON_YANIV, REASON_EMPTY_HAND, REASON_DRAW = 0, 1, 2
+_PICK_ANY, _PICK_ENDS, _PICK_TOP = 0, 1, 2
+_SINGLE, _SET, _RUN = 0, 1, 2
+#: Most actions one decision can offer (a generous bound; checked when tables are built).
+MAX_LEGAL = 4096
+
+# -- SplitMix64, the formulas of yaniv_env.core.seeding over uint64 ---------------------
+
+_GOLD = np.uint64(GOLDEN)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """``seeding.mix64`` (``z`` a uint64)."""
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def stream_key(key, round_index, stream, index):
+    """``seeding.stream_key``."""
+    z = mix64(key + _GOLD * np.uint64(round_index + 1))
+    z = mix64(z + _GOLD * np.uint64(stream + 1))
+    return mix64(z + _GOLD * np.uint64(index + 1))
+
+
+@njit(cache=True, inline="always")
+def below(word, n):
+    """``seeding.below``: a number in ``[0, n)`` from a word."""
+    return np.int64(((word >> _S32) * np.uint64(n)) >> _S32)
+
+
+@njit(cache=True, inline="always")
+def shuffle(cards, length, key):
+    """``seeding.shuffled`` in place on ``cards[:length]``."""
+    for i in range(length - 1, 0, -1):
+        j = below(mix64(key + _GOLD * np.uint64(length - i)), i + 1)  # word t = length-1-i
+        c = cards[i]
+        cards[i] = cards[j]
+        cards[j] = c
+
+
+@njit(cache=True, inline="always")
+def lot(n, key):
+    """``seeding.lot``."""
+    return below(mix64(key + _GOLD), n)
+
+
+# -- small helpers ----------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _next_alive(alive, b, seat, n):
+    for i in range(1, n + 1):
+        q = (seat + i) % n
+        if alive[b, q]:
+            return q
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _hand_value(hands, b, p, value):
+    total = 0
+    for k in range(NUM_KINDS):
+        total += hands[b, p, k] * value[k]
+    return total
+
+
+@njit(cache=True, inline="always")
+def _forget(known, b, p, k):
+    if known[b, p, k] > 0:
+        known[b, p, k] -= 1
+
+
+@njit(cache=True, inline="always")
+def _set_takeable_of_top(st, tb, b):
+    """``engine._takeable_of``: what may be taken from the top set as laid."""
+    g, top, takeable = st[0], st[10], st[11]
+    rank = tb.rank
+    length = g[b, G_TOP_LEN]
+    takeable[b, :] = 0
+    if length == 1:
+        takeable[b, top[b, 0]] = 1
+        return
+    # a set: natural cards of one rank, with jokers only where Rules.set_jokers lets them join
+    r0 = -1
+    natural = 0
+    is_set = True
+    for i in range(length):
+        k = top[b, i]
+        if k != JOKER:
+            if natural > 0 and rank[k] != r0:
+                is_set = False
+            r0 = rank[k]
+            natural += 1
+    jokers = length - natural
+    if natural == 0 or (jokers > 0 and (tb.rules[R_SET_JOKER_MIN] == 0 or natural < tb.rules[R_SET_JOKER_MIN])):
+        is_set = False
+    pickup = tb.rules[R_SET_PICKUP] if is_set else tb.rules[R_RUN_PICKUP]
+    if pickup == _PICK_ANY:
+        for i in range(length):
+            takeable[b, top[b, i]] = 1
+    elif pickup == _PICK_TOP:
+        takeable[b, top[b, length - 1]] = 1
+    else:
+        takeable[b, top[b, 0]] = 1
+        takeable[b, top[b, length - 1]] = 1
+
+
+@njit(cache=True, inline="always")
+def _pile_top(st, b):
+    """Put the top set on the pile (in its order)."""
+    g, pile, pile_cnt, top = st[0], st[8], st[9], st[10]
+    m = g[b, G_PILE_LEN]
+    for i in range(g[b, G_TOP_LEN]):
+        k = top[b, i]
+        pile[b, m] = k
+        pile_cnt[b, k] += 1
+        m += 1
+    g[b, G_PILE_LEN] = m
+
+
+@njit(cache=True, inline="always")
+def _set_top_discard(st, tb, b, d):
+    """The discard ``d`` becomes the top set, with its own takeable cards."""
+    g, top, takeable = st[0], st[10], st[11]
+    length = tb.discard_len[d]
+    for i in range(length):
+        top[b, i] = tb.discard_cards[d, i]
+    g[b, G_TOP_LEN] = length
+    takeable[b, :] = 0
+    for i in range(tb.discard_take_len[d]):
+        takeable[b, tb.discard_take[d, i]] = 1
+    g[b, G_TOP_FLASHED] = 0
+
+
+# -- dealing (the one place that says how cards reach the seats) -----------------------
+
+
+@njit(cache=True)
+def _deal(st, tb, b):
+    """Deal round ``G_ROUND_INDEX`` as ``engine``'s contract says: the deck in
+    ``standard_deck`` order shuffled by the round's ``DEAL`` stream; seat ``p`` owns the
+    block of ``hand_size`` cards at positions ``p·H ..`` from the drawing end (the list's
+    end); the next card is turned face up; the blocks of seats out of the game go to the
+    bottom of the stock, in seat order."""
+    g, alive, hands, hand_len, known, stock, pile_cnt = st[0], st[2], st[4], st[5], st[6], st[7], st[9]
+    R = tb.rules
+    n = R[R_PLAYERS]
+    H = R[R_HAND_SIZE]
+    m = 0
+    for _ in range(R[R_DECKS]):
+        for k in range(52):
+            stock[b, m] = k
+            m += 1
+        for _ in range(R[R_JOKERS_PER_DECK]):
+            stock[b, m] = JOKER
+            m += 1
+    shuffle(stock[b], m, stream_key(st[12][b], g[b, G_ROUND_INDEX], DEAL, 0))
+    hands[b, :, :] = 0
+    known[b, :, :] = 0
+    hand_len[b, :] = 0
+    out = np.empty(n * H, np.int8)  # the blocks of the seats out, in seat order
+    e = 0
+    for p in range(n):
+        for i in range(m - (p + 1) * H, m - p * H):
+            if alive[b, p]:
+                hands[b, p, stock[b, i]] += 1
+            else:
+                out[e] = stock[b, i]
+                e += 1
+        if alive[b, p]:
+            hand_len[b, p] = H
+    rest = m - n * H - 1
+    st[10][b, 0] = stock[b, rest]
+    for i in range(rest - 1, -1, -1):  # the rest moves up above the blocks of the seats out
+        stock[b, i + e] = stock[b, i]
+    for i in range(e):
+        stock[b, i] = out[i]
+    g[b, G_TOP_LEN] = 1
+    g[b, G_STOCK_LEN] = rest + e
+    g[b, G_PILE_LEN] = 0
+    pile_cnt[b, :] = 0
+    _set_takeable_of_top(st, tb, b)
+    g[b, G_TOP_FLASHED] = 0
+    g[b, G_PENDING] = -1
+    g[b, G_ROUND_TURNS] = 0
+    g[b, G_CALLER] = -1
+    g[b, G_DRAW_ENDS_ROUND] = 0
+    g[b, G_RESHUFFLES] = 0
+    g[b, G_DRAWN] = -1
+    g[b, G_DRAWN_SLAMMABLE] = 0
+    g[b, G_CURRENT] = g[b, G_FIRST_PLAYER]
+    g[b, G_TURN_PLAYER] = g[b, G_FIRST_PLAYER]
+    g[b, G_PHASE] = DISCARD
+    _offer_blast(st, tb, b)
+
+
+@njit(cache=True)
+def _reshuffle(st, b):
+    """The stock ran out: the pile, shuffled by the round's ``RESHUFFLE`` stream of index
+    ``G_RESHUFFLES`` (the reshuffles so far this round), becomes the stock."""
+    g, stock, pile, pile_cnt = st[0], st[7], st[8], st[9]
+    m = g[b, G_PILE_LEN]
+    for i in range(m):
+        stock[b, i] = pile[b, i]
+    shuffle(stock[b], m, stream_key(st[12][b], g[b, G_ROUND_INDEX], RESHUFFLE, g[b, G_RESHUFFLES]))
+    g[b, G_RESHUFFLES] += 1  # an empty pile counts too
+    g[b, G_STOCK_LEN] = m
+    g[b, G_PILE_LEN] = 0
+    pile_cnt[b, :] = 0
+
+
+@njit(cache=True, inline="always")
+def _tie_lot(st, b, count):
+    """Lots among ``count`` tied round winners: the round's ``LOTS`` stream, index 1."""
+    return lot(count, stream_key(st[12][b], st[0][b, G_ROUND_INDEX], LOTS, 1))
+
+
+@njit(cache=True)
+def new_game(st, tb, b, key):
+    """Start a new game with ``key`` in slot ``b``: first player by lots, first deal."""
+    g, scores, alive, out_round = st[0], st[1], st[2], st[3]
+    n = tb.rules[R_PLAYERS]
+    st[12][b] = key
+    g[b, :] = 0
+    scores[b, :] = 0
+    alive[b, :] = 1
+    out_round[b, :] = -1
+    g[b, G_FIRST_PLAYER] = lot(n, stream_key(key, 0, LOTS, 0))
+    g[b, G_NEXT_FIRST] = g[b, G_FIRST_PLAYER]
+    g[b, G_BLAST_RANK] = -1
+    _deal(st, tb, b)
+
+
+# -- legal moves ----------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def legal_list(st, tb, b, out):
+    """Write the legal ids of game ``b``'s acting seat into ``out``; return how many."""
+    g, hands, hand_len, takeable = st[0], st[4], st[5], st[11]
+    R = tb.rules
+    phase = g[b, G_PHASE]
+    c = 0
+    if phase == DISCARD:
+        p = g[b, G_CURRENT]
+        hand = hands[b, p]
+        value = 0
+        held_jokers = np.int64(hand[JOKER])
+        if held_jokers > 0:
+            out[c] = tb.single_id[JOKER]
+            c += 1
+        run_min = R[R_RUN_MIN]
+        runs = hand_len[b, p] >= run_min
+        jokers = min(held_jokers, R[R_MAX_RUN_JOKERS])
+        run_max = R[R_RUN_MAX]
+        for suit in range(NUM_SUITS):
+            # one pass over the suit: value, singles and the ranks held, then its runs
+            mask = 0
+            for r in range(NUM_RANKS):
+                k = suit * NUM_RANKS + r
+                h = hand[k]
+                if h > 0:
+                    value += h * tb.value[k]
+                    out[c] = tb.single_id[k]
+                    c += 1
+                    mask |= 1 << r
+            if not runs or _popcount(mask) + jokers < run_min:
+                continue
+            for length in range(run_min, run_max + 1):
+                full = (1 << length) - 1
+                for low in range(NUM_RANKS - length + 1):
+                    present = (mask >> low) & full
+                    if present == 0:
+                        continue
+                    missing = full & ~present
+                    if _popcount(missing) > jokers:
+                        continue
+                    # joker masks: the missing ranks plus any subset of the present ones
+                    sub = present
+                    while True:
+                        jm = missing | sub
+                        if _popcount(jm) <= jokers:
+                            for end in range(2):
+                                a = tb.run_id[suit, low, length, jm, end]
+                                if a >= 0:
+                                    out[c] = a
+                                    c += 1
+                        if sub == 0:
+                            break
+                        sub = (sub - 1) & present
+        if value <= R[R_CALL_MAX]:
+            out[c] = CALL_YANIV
+            c += 1
+        base = R[R_DECKS] + 1
+        codes = base**NUM_SUITS
+        # sets with jokers (Rules.set_jokers): j jokers join at least R_SET_JOKER_MIN naturals
+        set_width = R[R_SET_JOKERS_MAX] + 1
+        joker_min = R[R_SET_JOKER_MIN]
+        set_jokers = min(held_jokers, set_width - 1)
+        for r in range(NUM_RANKS):
+            h0 = hand[r]
+            h1 = hand[NUM_RANKS + r]
+            h2 = hand[2 * NUM_RANKS + r]
+            h3 = hand[3 * NUM_RANKS + r]
+            if h0 + h1 + h2 + h3 + set_jokers < 2:
+                continue
+            for c0 in range(h0 + 1):
+                for c1 in range(h1 + 1):
+                    for c2 in range(h2 + 1):
+                        for c3 in range(h3 + 1):
+                            natural = c0 + c1 + c2 + c3
+                            if natural == 0:
+                                continue
+                            code = (r * codes + c0 + base * (c1 + base * (c2 + base * c3))) * set_width
+                            for j in range(set_jokers + 1):
+                                if natural + j < 2 or (j > 0 and natural < joker_min):
+                                    continue
+                                for i in range(tb.set_start[code + j], tb.set_start[code + j + 1]):
+                                    out[c] = tb.set_ids[i]
+                                    c += 1
+    elif phase == DRAW:
+        if g[b, G_STOCK_LEN] > 0:
+            out[c] = DRAW_STOCK
+            c += 1
+        for k in range(NUM_KINDS):
+            if takeable[b, k]:
+                out[c] = TAKE_BASE + k
+                c += 1
+    elif phase == SLAM_PHASE:
+        if g[b, G_DRAWN_SLAMMABLE]:
+            out[c] = SLAM
+            c += 1
+        out[c] = PASS
+        c += 1
+    elif phase == ASAF_PHASE:
+        out[0] = ASAF
+        out[1] = PASS
+        c = 2
+    elif phase == BLAST_PHASE:
+        if _holds_missing(st, b, g[b, G_CURRENT], g[b, G_BLAST_RANK]):
+            out[c] = BLAST
+            c += 1
+        out[c] = PASS
+        c += 1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@njit(cache=True)
+def legal_masks(st, tb, rows, masks):
+    """``masks[i]`` = the legal actions of game ``rows[i]`` (all False for finished games)."""
+    buf = np.empty(MAX_LEGAL, dtype=np.int64)
+    masks[:, :] = False
+    for i in range(rows.shape[0]):
+        for j in range(legal_list(st, tb, rows[i], buf)):
+            masks[i, buf[j]] = True
+
+
+@njit(cache=True)
+def first_illegal(st, tb, actions):
+    """The first game whose action is not legal (finished games take none), else -1."""
+    buf = np.empty(MAX_LEGAL, dtype=np.int64)
+    for b in range(actions.shape[0]):
+        if st[0][b, G_PHASE] == GAME_OVER or actions[b] < 0:
+            continue
+        a = actions[b]
+        ok = False
+        for i in range(legal_list(st, tb, b, buf)):
+            if buf[i] == a:
+                ok = True
+                break
+        if not ok:
+            return b
+    return -1
+
+
+# -- playing ----------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _holds_missing(st, b, seat, rank):
+    """Whether ``seat`` holds every card of ``rank`` missing from the top set."""
+    g, hands, top = st[0], st[4], st[10]
+    for suit in range(NUM_SUITS):
+        k = suit * NUM_RANKS + rank
+        if not _in_top(top, b, g[b, G_TOP_LEN], k) and hands[b, seat, k] == 0:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _blast_answers(st, b, seat, missing):
+    """Whether ``seat`` answers a private Blast window (in, with enough cards)."""
+    return st[2][b, seat] != 0 and st[5][b, seat] >= missing
+
+
+@njit(cache=True, inline="always")
+def _offer_blast(st, tb, b):
+    """``engine._offer_blast``: between turns, open the Blast window on the top set: with
+    private windows to every seat in with enough cards, in turn from the turn player
+    (unless a missing card is in the pile); else to the first seat holding the cards."""
+    g, alive, top, pile_cnt = st[0], st[2], st[10], st[9]
+    R = tb.rules
+    if not R[R_BLAST] or g[b, G_TOP_FLASHED] or g[b, G_TOP_LEN] >= 4:
+        return
+    rank = tb.rank[top[b, 0]]
+    if rank < 0:
+        return
+    for i in range(g[b, G_TOP_LEN]):
+        if tb.rank[top[b, i]] != rank:
+            return
+    n = R[R_PLAYERS]
+    missing = 4 - g[b, G_TOP_LEN]  # one deck: the top set's cards are of distinct suits
+    if R[R_PRIVATE_WINDOWS]:
+        for suit in range(NUM_SUITS):
+            k = suit * NUM_RANKS + rank
+            if pile_cnt[b, k] > 0 and not _in_top(top, b, g[b, G_TOP_LEN], k):
+                return
+        for i in range(n):
+            seat = (g[b, G_TURN_PLAYER] + i) % n
+            if _blast_answers(st, b, seat, missing):
+                _open_blast(g, b, seat, rank)
+                return
+        return
+    for seat in range(n):
+        if alive[b, seat] and _holds_missing(st, b, seat, rank):
+            _open_blast(g, b, seat, rank)
+            return
+
+
+@njit(cache=True, inline="always")
+def _open_blast(g, b, seat, rank):
+    g[b, G_BLAST_RANK] = rank
+    g[b, G_CURRENT] = seat
+    g[b, G_PHASE] = BLAST_PHASE
+
+
+@njit(cache=True, inline="always")
+def _in_top(top, b, length, k):
+    found = False
+    for i in range(length):
+        found |= top[b, i] == k
+    return found
+
+
+@njit(cache=True, inline="always")
+def apply(st, tb, rs, b, a):
+    """Play the (legal) action ``a`` in game ``b``; a finished round fills ``rs`` at ``b``
+    and the next round is dealt."""
+    g = st[0]
+    phase = g[b, G_PHASE]
+    g[b, G_DECISIONS] += 1
+    if phase == DISCARD:
+        _apply_discard(st, tb, rs, b, a)
+    elif phase == DRAW:
+        _apply_draw(st, tb, rs, b, a)
+    elif phase == SLAM_PHASE:
+        _apply_slam(st, tb, rs, b, a)
+    elif phase == ASAF_PHASE:
+        _apply_asaf(st, tb, rs, b, a)
+    else:
+        _apply_blast(st, tb, rs, b, a)
+    if g[b, G_PHASE] == ROUND_OVER:
+        g[b, G_ROUND_INDEX] += 1
+        g[b, G_FIRST_PLAYER] = g[b, G_NEXT_FIRST]
+        _deal(st, tb, b)
+
+
+@njit(cache=True, inline="always")
+def _apply_discard(st, tb, rs, b, a):
+    g, hands, hand_len, known = st[0], st[4], st[5], st[6]
+    R = tb.rules
+    p = g[b, G_CURRENT]
+    if a == CALL_YANIV:
+        g[b, G_TURNS] += 1
+        g[b, G_CALLER] = p
+        if R[R_ASAF]:
+            g[b, G_PHASE] = ASAF_PHASE
+            g[b, G_CURRENT] = _next_alive(st[2], b, p, R[R_PLAYERS])
+        else:
+            _end_round(st, tb, rs, b, REASON_YANIV, p, -1, -1, False)
+        return
+    d = a - DISCARD_BASE
+    for i in range(tb.discard_len[d]):
+        k = tb.discard_cards[d, i]
+        hands[b, p, k] -= 1
+        _forget(known, b, p, k)
+    hand_len[b, p] -= tb.discard_len[d]
+    g[b, G_PENDING] = d
+    if hand_len[b, p] == 0 and R[R_EMPTY_WINS]:
+        _pile_top(st, b)
+        _set_top_discard(st, tb, b, d)
+        g[b, G_TURNS] += 1
+        _end_round(st, tb, rs, b, REASON_EMPTY_HAND, -1, -1, p, False)
+        return
+    g[b, G_PHASE] = DRAW
+
+
+@njit(cache=True, inline="always")
+def _apply_draw(st, tb, rs, b, a):
+    g, hands, hand_len, known, stock, top = st[0], st[4], st[5], st[6], st[7], st[10]
+    R = tb.rules
+    p = g[b, G_CURRENT]
+    if a == DRAW_STOCK:
+        g[b, G_STOCK_LEN] -= 1
+        card = stock[b, g[b, G_STOCK_LEN]]
+        from_stock = True
+    else:
+        card = a - TAKE_BASE
+        length = g[b, G_TOP_LEN]
+        i = 0
+        while top[b, i] != card:
+            i += 1
+        for j in range(i, length - 1):
+            top[b, j] = top[b, j + 1]
+        g[b, G_TOP_LEN] = length - 1
+        known[b, p, card] += 1
+        from_stock = False
+    hands[b, p, card] += 1
+    hand_len[b, p] += 1
+    d = g[b, G_PENDING]
+    _pile_top(st, b)
+    _set_top_discard(st, tb, b, d)
+    g[b, G_PENDING] = -1
+    if g[b, G_STOCK_LEN] == 0:
+        if R[R_RESHUFFLE]:
+            _reshuffle(st, b)
+        else:
+            g[b, G_DRAW_ENDS_ROUND] = 1
+    slam = R[R_SLAM]
+    kind = tb.discard_type[d]
+    if slam != 0 and (kind == _SINGLE or (kind == _SET and slam == 2)):
+        if card != JOKER:
+            slammable = tb.rank[card] == tb.discard_rank[d]
+        else:  # a joker on a single joker
+            slammable = tb.discard_len[d] == 1 and tb.discard_cards[d, 0] == JOKER and R[R_SLAM_JOKER_ON_JOKER] != 0
+        slammable = slammable and (from_stock or not R[R_SLAM_STOCK_ONLY])
+        # with private windows a card from the stock (hidden) always opens the window
+        if slammable or (from_stock and R[R_PRIVATE_WINDOWS]):
+            g[b, G_DRAWN] = card
+            g[b, G_DRAWN_FROM_STOCK] = from_stock
+            g[b, G_DRAWN_SLAMMABLE] = slammable
+            g[b, G_PHASE] = SLAM_PHASE
+            return
+    _end_turn(st, tb, rs, b)
+
+
+@njit(cache=True, inline="always")
+def _throw_on_top(st, b, p, card):
+    """``p`` adds ``card`` from its hand to the top set (a slam-down or a Blast)."""
+    g = st[0]
+    st[4][b, p, card] -= 1
+    st[5][b, p] -= 1
+    _forget(st[6], b, p, card)
+    st[10][b, g[b, G_TOP_LEN]] = card
+    g[b, G_TOP_LEN] += 1
+
+
+@njit(cache=True, inline="always")
+def _apply_slam(st, tb, rs, b, a):
+    g, hand_len = st[0], st[5]
+    p = g[b, G_CURRENT]
+    if a == SLAM:
+        _throw_on_top(st, b, p, g[b, G_DRAWN])
+        _set_takeable_of_top(st, tb, b)
+        g[b, G_TOP_FLASHED] = 1
+        if hand_len[b, p] == 0 and tb.rules[R_EMPTY_WINS]:
+            g[b, G_TURNS] += 1
+            _end_round(st, tb, rs, b, REASON_EMPTY_HAND, -1, -1, p, False)
+            return
+    _end_turn(st, tb, rs, b)
+
+
+@njit(cache=True, inline="always")
+def _end_turn(st, tb, rs, b):
+    g = st[0]
+    g[b, G_TURNS] += 1
+    g[b, G_ROUND_TURNS] += 1
+    g[b, G_DRAWN] = -1
+    g[b, G_DRAWN_SLAMMABLE] = 0
+    if g[b, G_DRAW_ENDS_ROUND]:
+        _end_round(st, tb, rs, b, REASON_DRAW, -1, -1, -1, False)
+        return
+    if g[b, G_ROUND_TURNS] >= tb.rules[R_TURN_LIMIT]:
+        _end_round(st, tb, rs, b, REASON_DRAW, -1, -1, -1, True)
+        return
+    nxt = _next_alive(st[2], b, g[b, G_TURN_PLAYER], tb.rules[R_PLAYERS])
+    g[b, G_TURN_PLAYER] = nxt
+    g[b, G_CURRENT] = nxt
+    g[b, G_PHASE] = DISCARD
+    _offer_blast(st, tb, b)
+
+
+@njit(cache=True, inline="always")
+def _apply_blast(st, tb, rs, b, a):
+    g, hand_len, top = st[0], st[5], st[10]
+    p = g[b, G_CURRENT]
+    if a == BLAST:
+        rank = g[b, G_BLAST_RANK]
+        length = g[b, G_TOP_LEN]
+        for suit in range(NUM_SUITS):
+            k = suit * NUM_RANKS + rank
+            if not _in_top(top, b, length, k):
+                _throw_on_top(st, b, p, k)
+        _set_takeable_of_top(st, tb, b)
+        g[b, G_TOP_FLASHED] = 0
+        if hand_len[b, p] == 0 and tb.rules[R_EMPTY_WINS]:
+            _end_round(st, tb, rs, b, REASON_EMPTY_HAND, -1, -1, p, False)
+            return
+    elif tb.rules[R_PRIVATE_WINDOWS]:  # a pass: the next seat of the window answers
+        n = tb.rules[R_PLAYERS]
+        missing = 4 - g[b, G_TOP_LEN]
+        seat = (p + 1) % n
+        while seat != g[b, G_TURN_PLAYER]:
+            if _blast_answers(st, b, seat, missing):
+                g[b, G_CURRENT] = seat
+                return
+            seat = (seat + 1) % n
+    g[b, G_BLAST_RANK] = -1
+    g[b, G_CURRENT] = g[b, G_TURN_PLAYER]
+    g[b, G_PHASE] = DISCARD
+
+
+@njit(cache=True, inline="always")
+def _apply_asaf(st, tb, rs, b, a):
+    g = st[0]
+    p = g[b, G_CURRENT]
+    caller = g[b, G_CALLER]
+    if a == ASAF:
+        _end_round(st, tb, rs, b, REASON_YANIV, caller, p, -1, False)
+        return
+    nxt = _next_alive(st[2], b, p, tb.rules[R_PLAYERS])
+    if nxt == caller:
+        _end_round(st, tb, rs, b, REASON_YANIV, caller, -1, -1, False)
+    else:
+        g[b, G_CURRENT] = nxt
+
+
+# -- round and game end -------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _milestone(tb, total):
+    R = tb.rules
+    kind = R[R_MILESTONE]
+    if kind == 0:
+        return total
+    if kind == 3:
+        for i in range(tb.milestone_table.shape[0]):
+            if tb.milestone_table[i, 0] == total:
+                return tb.milestone_table[i, 1]
+        return total
+    if total > 0 and total % R[R_MILESTONE_EVERY] == 0 and (R[R_MILESTONE_MAX] < 0 or total <= R[R_MILESTONE_MAX]):
+        return total // 2 if kind == 1 else total - R[R_MILESTONE_SUBTRACT]
+    return total
+
+
+@njit(cache=True)
+def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
+    """``engine._end_round``: score the round, record it in ``rs`` at ``b``, decide the
+    next first player or end the game."""
+    g, scores, alive, out_round, hands = st[0], st[1], st[2], st[3], st[4]
+    round_over, game_over_out, score_delta, points, totals = rs[2], rs[3], rs[4], rs[5], rs[6]
+    winners, eliminated, scores_after, reason_out, caller_out = rs[7], rs[8], rs[9], rs[10], rs[11]
+    challenger_out, beaten_out, truncated_out, game_trunc_out, first_out, turns_out = (
+        rs[12],
+        rs[13],
+        rs[14],
+        rs[15],
+        rs[16],
+        rs[17],
+    )
+    R = tb.rules
+    n = R[R_PLAYERS]
+    for p in range(n):
+        totals[b, p] = _hand_value(hands, b, p, tb.value) if alive[b, p] else -1
+        points[b, p] = 0
+        winners[b, p] = False
+        eliminated[b, p] = False
+    beaten = False
+    if reason == REASON_YANIV:
+        if R[R_ASAF]:
+            if challenger >= 0 and totals[b, challenger] <= totals[b, caller]:
+                winner, loser = challenger, caller
+                beaten = True
+            else:
+                winner, loser = caller, challenger
+            winners[b, winner] = True
+            for p in range(n):
+                if alive[b, p] and p != caller:
+                    points[b, p] = totals[b, p]
+            if loser >= 0:
+                points[b, loser] = totals[b, loser] + R[R_PENALTY]
+            points[b, winner] = 0
+            if beaten and R[R_BEATEN_CALLER_ALONE]:
+                for p in range(n):
+                    points[b, p] = 0
+                points[b, caller] = totals[b, caller] + R[R_PENALTY]
+        else:
+            low = 1 << 30
+            for p in range(n):
+                if alive[b, p] and p != caller and totals[b, p] < low:
+                    low = totals[b, p]
+            for p in range(n):
+                if alive[b, p] and p != caller:
+                    points[b, p] = totals[b, p]
+            if low <= totals[b, caller]:
+                beaten = True
+                for p in range(n):
+                    if alive[b, p] and p != caller:
+                        if totals[b, p] == low:
+                            winners[b, p] = True
+                        if R[R_BEATEN_CALLER_ALONE] or (R[R_BEATEN_ZERO] and totals[b, p] == low):
+                            points[b, p] = 0
+                points[b, caller] = totals[b, caller] + R[R_PENALTY]
+            else:
+                winners[b, caller] = True
+    elif reason == REASON_EMPTY_HAND:
+        winners[b, empty] = True
+        for p in range(n):
+            if alive[b, p] and p != empty:
+                points[b, p] = totals[b, p]
+    limit = R[R_SCORE_LIMIT]
+    passed_any = False
+    for p in range(n):
+        before = scores[b, p]
+        if alive[b, p] and points[b, p] > 0:
+            scores[b, p] = _milestone(tb, scores[b, p] + points[b, p])
+        score_delta[b, p] = scores[b, p] - before
+    rounds_played = g[b, G_ROUND_INDEX] + 1
+    for p in range(n):
+        if alive[b, p] and (scores[b, p] > limit or (R[R_LIMIT_INCLUSIVE] and scores[b, p] >= limit)):
+            passed_any = True
+            if R[R_LAST_STANDING]:
+                alive[b, p] = 0
+                out_round[b, p] = g[b, G_ROUND_INDEX]
+                eliminated[b, p] = True
+    if R[R_LAST_STANDING]:
+        left = 0
+        for p in range(n):
+            left += alive[b, p]
+        game_over = left <= 1
+    else:
+        game_over = passed_any
+        if R[R_ROUNDS_PER_PLAYER] >= 0 and rounds_played >= R[R_ROUNDS_PER_PLAYER] * n:
+            game_over = True
+    if not game_over and rounds_played >= R[R_ROUND_LIMIT]:
+        game_over = True
+        g[b, G_GAME_TRUNCATED] = 1
+    round_over[b] = True
+    game_over_out[b] = game_over
+    for p in range(n):
+        scores_after[b, p] = scores[b, p]
+    reason_out[b] = reason
+    caller_out[b] = caller
+    challenger_out[b] = challenger
+    beaten_out[b] = beaten
+    truncated_out[b] = truncated
+    game_trunc_out[b] = g[b, G_GAME_TRUNCATED] != 0
+    first_out[b] = g[b, G_FIRST_PLAYER]
+    turns_out[b] = g[b, G_ROUND_TURNS]
+    if not game_over:
+        count = 0
+        for p in range(n):
+            count += winners[b, p]
+        if caller >= 0 and R[R_NEXT_LEADER_CALLER]:
+            nxt = caller
+        elif count > 1:
+            pick = _tie_lot(st, b, count)
+            nxt = -1
+            for p in range(n):
+                if winners[b, p]:
+                    if pick == 0:
+                        nxt = p
+                        break
+                    pick -= 1
+        elif count == 1:
+            nxt = 0
+            while not winners[b, nxt]:
+                nxt += 1
+        else:
+            nxt = _next_alive(alive, b, g[b, G_FIRST_PLAYER], n)
+        g[b, G_NEXT_FIRST] = nxt if alive[b, nxt] else _next_alive(alive, b, nxt, n)
+    g[b, G_PENDING] = -1
+    g[b, G_PHASE] = GAME_OVER if game_over else ROUND_OVER
+
+
+@njit(cache=True)
+def ranking(st, tb, b, out):
+    """``engine.ranking`` of game ``b`` into ``out[:n]``."""
+    scores, alive, out_round = st[1], st[2], st[3]
+    n = tb.rules[R_PLAYERS]
+    last_standing = tb.rules[R_LAST_STANDING]
+    for p in range(n):
+        place = 0
+        for q in range(n):
+            if last_standing:
+                kp0, kq0 = 1 - alive[b, p], 1 - alive[b, q]
+                if kq0 != kp0:
+                    less = kq0 < kp0
+                elif out_round[b, q] != out_round[b, p]:
+                    less = -out_round[b, q] < -out_round[b, p]
+                else:
+                    less = scores[b, q] < scores[b, p]
+            else:
+                less = scores[b, q] < scores[b, p]
+            place += less
+        out[p] = place
+
+
+@njit(cache=True)
+def pick_legal(masks, words, out):
+    """``out[b]``: the ``below(words[b], n)``-th of the ``n`` legal ids of row ``b`` (-1 if
+    none; ``below`` of :mod:`yaniv_env.core.seeding`): a uniform legal move from a random word."""
+    for b in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            n += masks[b, a]
+        out[b] = -1
+        if n == 0:
+            continue
+        pick = below(words[b], n)
+        for a in range(masks.shape[1]):
+            if masks[b, a]:
+                if pick == 0:
+                    out[b] = a
+                    break
+                pick -= 1
+
+
+@njit(cache=True, inline="always")
+def greedy_pick(legal, count, values, low_take):
+    """The greedy player of the engine checks (:mod:`~yaniv_env.tools.verify`,
+    :mod:`~yaniv_env.tools.sweep`) among ``legal[:count]`` (any order): call Yaniv, slam,
+    challenge or Blast when offered; else lay the discard worth the most points, or take a
+    card worth 3 or less, else draw; ties go to the lowest id. ``values[a]``: the points
+    discard ``a`` lays; ``low_take[a]``: whether ``a`` takes a card worth 3 or less
+    (:func:`yaniv_env.yaniv.batched.tables.greedy_tables`)."""
+    special = low = best = first = -1
+    for i in range(count):
+        a = legal[i]
+        if CALL_YANIV <= a <= BLAST and (special < 0 or a < special):
+            special = a
+        if low_take[a] and (low < 0 or a < low):
+            low = a
+        if first < 0 or a < first:
+            first = a
+        if a >= DISCARD_BASE and (best < 0 or values[a] > values[best] or (values[a] == values[best] and a < best)):
+            best = a
+    if special >= 0:
+        return special
+    if best >= 0:
+        return best
+    return low if low >= 0 else first
+
+
+@njit(cache=True, inline="always")
+def count_cards(st, tb, b, out):
+    """Add to ``out[k]`` the cards of kind ``k`` anywhere in game ``b`` (hands, stock, pile,
+    top set and the discard laid at the draw)."""
+    g, hands, stock, pile, top = st[0], st[4], st[7], st[8], st[10]
+    for p in range(hands.shape[1]):
+        for k in range(hands.shape[2]):
+            out[k] += hands[b, p, k]
+    for i in range(g[b, G_STOCK_LEN]):
+        out[stock[b, i]] += 1
+    for i in range(g[b, G_PILE_LEN]):
+        out[pile[b, i]] += 1
+    for i in range(g[b, G_TOP_LEN]):
+        out[top[b, i]] += 1
+    d = g[b, G_PENDING]
+    if d >= 0:
+        for i in range(tb.discard_len[d]):
+            out[tb.discard_cards[d, i]] += 1
+
+
+@njit(cache=True)
+def card_counts(st, tb, out):
+    """``out[b, k]``: the cards of kind ``k`` anywhere in game ``b`` (:func:`count_cards`)."""
+    for b in range(out.shape[0]):
+        out[b, :] = 0
+        count_cards(st, tb, b, out[b])
+
+
+# -- the batch ------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def step(st, tb, rs, actions):
+    """One decision per unfinished game (actions already checked legal)."""
+    g = st[0]
+    acted, seat, round_over, places = rs[0], rs[1], rs[2], rs[18]
+    for b in range(actions.shape[0]):
+        if g[b, G_PHASE] == GAME_OVER or actions[b] < 0:
+            continue
+        acted[b] = True
+        seat[b] = g[b, G_CURRENT]
+        apply(st, tb, rs, b, actions[b])
+        if round_over[b]:
+            ranking(st, tb, b, places[b])
+
+
+@njit(cache=True)
+def observe(st, tb, b, seat, out):
+    """``ObservationLayout.build(state, seat)`` of game ``b`` into ``out`` (float32)."""
+    g, scores, alive, hands, hand_len, known, pile_cnt, top, takeable = (
+        st[0],
+        st[1],
+        st[2],
+        st[4],
+        st[5],
+        st[6],
+        st[9],
+        st[10],
+        st[11],
+    )
+    o = tb.obs_offsets
+    n = tb.rules[R_PLAYERS]
+    out[:] = tb.obs_template
+    phase = g[b, G_PHASE]
+    deciding = seat == g[b, G_CURRENT]
+    for k in range(NUM_KINDS):
+        out[o[0] + k] = hands[b, seat, k]
+        out[o[1] + k] = takeable[b, k]
+        out[o[6] + k] = pile_cnt[b, k]
+    for i in range(g[b, G_TOP_LEN]):
+        out[o[2] + top[b, i]] += 1
+    d = g[b, G_PENDING]
+    if phase == DRAW and d >= 0:
+        for i in range(tb.discard_len[d]):
+            out[o[3] + tb.discard_cards[d, i]] += 1
+    if phase == SLAM_PHASE and deciding:
+        out[o[4] + g[b, G_DRAWN]] = 1.0
+    for r in range(1, n):
+        q = (seat + r) % n
+        for k in range(NUM_KINDS):
+            out[o[5] + (r - 1) * NUM_KINDS + k] = known[b, q, k]
+    scale = tb.obs_scale
+    for r in range(n):
+        q = (seat + r) % n
+        out[o[7] + r] = hand_len[b, q] * scale[0]
+        out[o[8] + r] = scores[b, q] * scale[1]
+        out[o[9] + r] = 1.0 if alive[b, q] else 0.0
+    out[o[10] + (g[b, G_TURN_PLAYER] - seat) % n] = 1.0
+    if phase == ASAF_PHASE and g[b, G_CALLER] >= 0:
+        out[o[11] + (g[b, G_CALLER] - seat) % n] = 1.0
+    out[o[12]] = g[b, G_STOCK_LEN] * scale[2]
+    out[o[13]] = g[b, G_ROUND_TURNS] * scale[3]
+    if deciding and phase < ROUND_OVER:
+        out[o[14] + phase] = 1.0
+    if o[15] >= 0:
+        rounds = tb.rules[R_ROUNDS_PER_PLAYER] * n
+        out[o[15]] = np.float32((rounds - g[b, G_ROUND_INDEX]) / rounds)
+
+
+@njit(cache=True)
+def observations(st, tb, rows, seats, out):
+    """``out[i]`` = the observation of game ``rows[i]`` from seat ``seats[i]``."""
+    for i in range(rows.shape[0]):
+        observe(st, tb, rows[i], seats[i], out[i])
+
+
+@njit(cache=True)
+def new_games(st, tb, slots, keys):
+    for i in range(slots.shape[0]):
+        new_game(st, tb, slots[i], keys[i])
+
+
+# -- random play inside the kernel (the bench) -------------------------------------------------
+
+
+@njit(cache=True)
+def _play_one(st, tb, rs, b, decisions, play_key, done, buf):
+    """``decisions`` uniform random decisions in game ``b`` (the pick from the counter-based
+    stream ``play_key[b]``); a finished game adds its turns, decisions and 1 to ``done[b]``
+    and restarts with a key drawn from that stream."""
+    g = st[0]
+    for _ in range(decisions):
+        count = legal_list(st, tb, b, buf)
+        word = mix64(play_key[b] + _GOLD * np.uint64(g[b, G_DECISIONS] + 1))
+        apply(st, tb, rs, b, buf[below(word, count)])
+        if g[b, G_PHASE] == GAME_OVER:
+            done[b, 0] += g[b, G_TURNS]
+            done[b, 1] += g[b, G_DECISIONS]
+            done[b, 2] += 1
+            play_key[b] = mix64(play_key[b] ^ _GOLD)
+            new_game(st, tb, b, play_key[b] >> np.uint64(1))
+
+
+@njit(cache=True)
+def random_play(st, tb, rs, decisions, play_key, done):
+    """Random play in every game, one core."""
+    buf = np.empty(MAX_LEGAL, dtype=np.int64)
+    for b in range(play_key.shape[0]):
+        _play_one(st, tb, rs, b, decisions, play_key, done, buf)
+
+
+@njit(cache=True, parallel=True)
+def random_play_parallel(st, tb, rs, decisions, play_key, done):
+    """Random play, games spread over Numba's threads."""
+    for b in prange(play_key.shape[0]):
+        buf = np.empty(MAX_LEGAL, dtype=np.int64)
+        _play_one(st, tb, rs, b, decisions, play_key, done, buf)
