@@ -382,7 +382,7 @@ def test_rules_document_names_every_preset_source_and_option():
 
     from yaniv_env.yaniv.rules import PRESET_SOURCES
 
-    text = (files("yaniv_env") / "RULES.md").read_text(encoding="utf-8")
+    text = (files("yaniv_env.yaniv") / "RULES.md").read_text(encoding="utf-8")
     for preset, source in PRESET_SOURCES.items():
         assert f"`{source}`" in text and f"`{preset}`" in text
     for f in dataclasses.fields(Rules):

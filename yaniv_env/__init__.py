@@ -44,7 +44,7 @@ when_imported("pettingzoo", _register_pettingzoo)
 def __getattr__(name: str):
     # Keep ``import yaniv_env`` free of RL libraries until the environment is asked for.
     if name in ("env", "raw_env"):
-        from .yaniv import aec as yaniv_aec
+        from .yaniv import aec
 
-        return getattr(yaniv_aec, name)
+        return getattr(aec, name)
     raise AttributeError(f"module 'yaniv_env' has no attribute {name!r}")

@@ -4,7 +4,7 @@
 ==============  ===============================  =======================================
                 ``yaniv``                        ``pis_yedili``
 ==============  ===============================  =======================================
-package         ``yaniv_env``                    ``yaniv_env.pis_yedili``
+package         ``yaniv_env.yaniv``              ``yaniv_env.pis_yedili``
 rules           :class:`yaniv_env.Rules`         :class:`yaniv_env.pis_yedili.Rules`
 observation     ``ObservationLayout``            ``PisObservationLayout``
 environments    ``yaniv_env/Yaniv-v0``           ``yaniv_env/PisYedili-v0``
@@ -39,7 +39,7 @@ YANIV = register_game(
         name="yaniv",
         title="Yaniv",
         env_id="yaniv_env/Yaniv-v0",
-        package="yaniv_env",
+        package="yaniv_env.yaniv",
         aec_module="yaniv_env.yaniv.aec",
         gym_entry_point="yaniv_env.yaniv.gym_env:YanivGymEnv",
         layout="ObservationLayout",

@@ -21,7 +21,7 @@ ENV_ID = "yaniv_env/PisYedili-v0"
 def __getattr__(name: str):
     # Keep the rules core free of RL libraries until the environment is asked for.
     if name in ("env", "raw_env"):
-        from . import aec as pis_aec
+        from . import aec
 
-        return getattr(pis_aec, name)
+        return getattr(aec, name)
     raise AttributeError(f"module 'yaniv_env.pis_yedili' has no attribute {name!r}")
