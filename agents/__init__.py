@@ -112,7 +112,6 @@ def make(name: str, seed: int | None = None, **options) -> Policy:
 
 # name -> factory or "module:factory" (imported on first use, so that `import agents` stays light)
 for _name, _factory in {
-    "random": RandomAgent,
     "greedy": "agents.greedy:GreedyAgent",
     "heuristic": "agents.heuristic:HeuristicAgent",
     "score_heuristic": "agents.heuristic:ScoreHeuristicAgent",

@@ -1,5 +1,6 @@
 """The policy protocol every agent follows (:class:`yaniv_env.core.policies.Policy`), the
-uniform random agent, and the strict mode of the rule-based agents.
+uniform random agent (the core's :class:`yaniv_env.core.random_policy.RandomPolicy`), and
+the strict mode of the rule-based agents.
 
 Strict mode: a rule-based agent (``heuristic``, ``search``) whose logic picks an illegal
 action raises :class:`IllegalChoiceError` naming the agent, the action and the legal ones,
@@ -17,7 +18,7 @@ import warnings
 import numpy as np
 
 from yaniv_env.core.policies import Policy
-from yaniv_env.core.streams import agent_key, below, decision_words
+from yaniv_env.core.random_policy import RandomPolicy as RandomAgent
 
 __all__ = ["IllegalChoiceError", "Policy", "RandomAgent", "checked_choice", "strict_default"]
 
@@ -45,24 +46,3 @@ def checked_choice(agent: str, action: int, legal: list[int], rng: np.random.Gen
         raise IllegalChoiceError(message)
     warnings.warn(message + "; playing a random legal action instead", RuntimeWarning, stacklevel=3)
     return int(legal[int(rng.integers(len(legal)))])
-
-
-class RandomAgent:
-    """Uniform over the legal actions: the ``i``-th legal action with ``i = below(word, n)``,
-    ``word`` the agent's per-decision word for the observation (:mod:`yaniv_env.core.streams`), so
-    :class:`agents.batched.BatchedRandom` makes the same moves on a batch."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None, rules=None, num_players: int | None = None):
-        # rules and players do not change uniform play; accepted like every agent's
-        self.reset(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.key = agent_key(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("the action mask allows no action")
-        return int(legal[int(below(decision_words(self.key, observation)[0], legal.size))])

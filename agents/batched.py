@@ -34,33 +34,14 @@ import copy
 import numpy as np
 
 from yaniv_env import Rules
-from yaniv_env.core.streams import agent_key, decision_words
-from yaniv_env.yaniv.batched.kernels import pick_legal
+from yaniv_env.core.batched_random import BatchedRandomPolicy as BatchedRandom
+from yaniv_env.core.batched_random import batched_random
 
-from .compiled import as_batch, row_keys
+from .compiled import as_batch
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 
 __all__ = ["BatchedRandom", "BatchedGreedy", "BatchedHeuristic", "BatchedTrained", "ScalarLoop", "batched"]
-
-
-class BatchedRandom:
-    """:class:`agents.base.RandomAgent` on a batch: the ``below(word, n)``-th legal action."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None, **_: object):
-        self.reset(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.key = agent_key(seed)
-
-    def act_batch(self, observations, masks, keys=None) -> np.ndarray:
-        obs, m = as_batch(observations, masks)
-        out = np.empty(len(obs), dtype=np.int64)
-        words = decision_words(row_keys(keys, self.key, len(obs)), obs) if len(obs) else np.empty(0, np.uint64)
-        pick_legal(m, words, out)
-        return out
 
 
 #: The greedy agent decides for a batch itself (its kernel); the name stays for the table above.
@@ -171,7 +152,7 @@ def batched(agent, seed: int | None = None, rules: str | Rules = "standard", **o
         return agent
     if isinstance(agent, str):
         if agent == "random":
-            return BatchedRandom(seed)
+            return batched_random(agent, seed)
         import agents
 
         agent = agents.make(agent, seed=seed, rules=rules, **options)
@@ -181,9 +162,7 @@ def batched(agent, seed: int | None = None, rules: str | Rules = "standard", **o
     from .trained import TrainedAgent
 
     if isinstance(agent, RandomAgent):
-        out = BatchedRandom()
-        out.key = agent.key
-        return out
+        return batched_random(agent)
     if isinstance(agent, TrainedAgent):
         return BatchedTrained(agent)
     if hasattr(agent, "act"):

@@ -17,20 +17,10 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
+from yaniv_env.core.batched_random import as_batch, row_keys
 from yaniv_env.yaniv.batched.engine import cache_is_cold, compile_notice
 
 __all__ = ["as_batch", "compiled_once", "first_legal", "one_row", "row_keys"]
-
-
-def as_batch(observations, masks) -> tuple[np.ndarray, np.ndarray]:
-    """``observations [B, S]`` as C-contiguous float32 and ``masks [B, A]`` as C-contiguous bool."""
-    obs = np.ascontiguousarray(np.asarray(observations, dtype=np.float32))
-    m = np.ascontiguousarray(np.asarray(masks).astype(np.bool_, copy=False))
-    if obs.ndim != 2 or m.ndim != 2 or obs.shape[0] != m.shape[0]:
-        raise ValueError(
-            f"act_batch takes observations [B, S] and masks [B, A] with the same B; got {obs.shape} and {m.shape}"
-        )
-    return obs, m
 
 
 def one_row(layout, num_actions: int, what: str, observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
@@ -46,14 +36,6 @@ def one_row(layout, num_actions: int, what: str, observation, action_mask) -> tu
     if not np.isfinite(obs).all():
         raise ValueError("the observation holds a value that is not finite")
     return obs[None], np.ascontiguousarray(mask[None])
-
-
-def row_keys(keys, own_key: int, size: int) -> np.ndarray:
-    """One agent key per row: ``keys`` (one, or one per row), or the agent's own."""
-    if keys is None:
-        return np.full(size, own_key, dtype=np.uint64)
-    k = np.asarray(keys, dtype=np.uint64)
-    return np.broadcast_to(k, (size,)) if k.ndim == 0 else k
 
 
 _warm: set[str] = set()

@@ -36,6 +36,8 @@ LIGHT = [
     "yaniv_env.core.limits",
     "yaniv_env.core.outcome",
     "yaniv_env.core.policies",
+    "yaniv_env.core.random_policy",
+    "yaniv_env.core.streams",
     "yaniv_env.core.rules",
     "yaniv_env.core.seeding",
 ]
@@ -223,3 +225,145 @@ def test_gymnasium_vector_env_needs_neither_sb3_nor_torch():
         "\nelse:"
         "\n    raise AssertionError('YanivVecEnv imported without Stable-Baselines3')"
     )
+
+
+_BLOCK_UPPER_LAYERS = (
+    "import sys, importlib.abc"
+    "\nclass Blocked(importlib.abc.MetaPathFinder):"
+    "\n    def find_spec(self, name, path=None, target=None):"
+    "\n        if name.split('.')[0] in ('agents', 'training'):"
+    "\n            raise ImportError(f'{name} is blocked')"
+    "\nsys.meta_path.insert(0, Blocked())"
+)
+
+
+def test_every_environment_builds_with_defaults_without_agents():
+    # the default opponent ("random", scalar and batched) is the core's: no layer above is needed
+    pytest.importorskip("numba")
+    pytest.importorskip("stable_baselines3")
+    _run(
+        _BLOCK_UPPER_LAYERS + "\nimport gymnasium, numpy as np, yaniv_env"
+        "\nfrom yaniv_env import pis_yedili"
+        "\nfrom yaniv_env.yaniv.batched.envs import YanivVectorEnv"
+        "\nfrom yaniv_env.yaniv.batched.sb3 import YanivVecEnv"
+        "\nfor make in (yaniv_env.env, yaniv_env.raw_env, pis_yedili.env, pis_yedili.raw_env):"
+        "\n    env = make(); env.reset(seed=0)"
+        "\n    for _ in range(20):"
+        "\n        if not env.agents: break"
+        "\n        obs, _, term, trunc, _ = env.last()"
+        "\n        env.step(None if term or trunc else int(np.flatnonzero(obs['action_mask'])[0]))"
+        "\nfor env_id in ('yaniv_env/Yaniv-v0', 'yaniv_env/PisYedili-v0'):"
+        "\n    env = gymnasium.make(env_id); obs, info = env.reset(seed=0)"
+        "\n    for _ in range(20):"
+        "\n        obs, r, term, trunc, info = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))"
+        "\n        if term or trunc: env.reset()"
+        "\nfor envs in (YanivVectorEnv(), YanivVecEnv()):"
+        "\n    envs.reset(seed=0) if isinstance(envs, YanivVectorEnv) else envs.reset()"
+        "\n    for _ in range(20): envs.step(envs.action_masks().argmax(axis=1))"
+        "\nassert not {'agents', 'training'} & {m.split('.')[0] for m in sys.modules}"
+    )
+
+
+def test_scalar_yaniv_never_needs_the_batched_package():
+    # the scalar engine is the reference: nothing of it imports the batched engine, even in a function
+    batched = "yaniv_env.yaniv.batched"
+    scalar = [m for m in _modules("yaniv_env.yaniv") if not m.startswith(batched)]
+    bad = {m: sorted(t for t in _imports_of(m) if t == batched or t.startswith(batched + ".")) for m in scalar}
+    assert not {m: t for m, t in bad.items() if t}, bad
+    _run(
+        "import sys, importlib"
+        + "".join(f"; importlib.import_module({m!r})" for m in scalar if not m.endswith("__main__"))
+        + f"; assert not [m for m in sys.modules if m.startswith({batched!r})], 'batched imported'"
+        + "; assert 'numba' not in sys.modules"
+    )
+
+
+def _source(module: str) -> tuple[Path, bool]:
+    base = ROOT / module.replace(".", "/")
+    return (base / "__init__.py", True) if (base / "__init__.py").is_file() else (base.with_suffix(".py"), False)
+
+
+def _is_module(name: str) -> bool:
+    base = ROOT / name.replace(".", "/")
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _imports_of(module: str) -> set[str]:
+    """The modules of this repository that ``module`` imports anywhere (functions included):
+    ``from P import m`` of a submodule ``m`` counts as ``P.m``, any other name as ``P``."""
+    import ast
+
+    path, is_pkg = _source(module)
+    package = module.split(".") if is_pkg else module.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1] if node.level else [])
+            target = ".".join(p for p in (base, node.module or "") if p)
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if _is_module(sub) else target)
+    return {name for name in found if _is_module(name)}
+
+
+def _cycles(package: str) -> list[list[str]]:
+    """The import circles among ``package``'s modules (strongly connected components of more
+    than one module, or a module importing itself), by Tarjan's algorithm."""
+    modules = [m for m in _modules(package)]
+    graph = {m: sorted(t for t in _imports_of(m) if t in modules and t != m) for m in modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for m in modules:
+        if m not in index:
+            visit(m)
+    return found
+
+
+def test_cycle_finder_finds_a_circle(tmp_path, monkeypatch):
+    pkg = tmp_path / "circle_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("def f():\n    from .a import g\n")
+    (pkg / "c.py").write_text("from .b import f\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _cycles("circle_pkg") == [["circle_pkg.a", "circle_pkg.b"]]
+
+
+#: Packages whose modules must import each other without circles. ``agents`` (a circle
+#: through its ``__init__``, ``advice`` and ``trained``) and ``training`` (two) join when
+#: their own restructuring (issue 34, points 1 and 3) has removed them.
+ACYCLIC = ("yaniv_env",)
+
+
+@pytest.mark.parametrize("package", ACYCLIC)
+def test_no_import_circle_inside_a_package(package):
+    circles = _cycles(package)
+    assert not circles, f"import circles in {package} (function-level imports included): {circles}"

@@ -80,8 +80,15 @@ def register_batcher(batcher: Callable[..., Any] | str) -> None:
 
 def batched_policy(spec: Any, seed: int | None = None, rules: Any = "standard", **options: Any):
     """A policy acting on a batch (``act_batch(observations [B, S], masks [B, A], keys=None)
-    -> actions [B]``) for ``spec``, a registered name or a policy object, from the batcher a
-    package registered (``agents`` registers :func:`agents.batched.batched`)."""
+    -> actions [B]``) for ``spec``, a registered name or a policy object: the core's
+    ``"random"`` itself, any other from the batcher a package registered (``agents``
+    registers :func:`agents.batched.batched`)."""
+    if spec == "random" or type(spec).__name__ == "RandomPolicy":
+        # the core's own policy (the environments' default opponent): no package needed
+        with needs_extra("the batched random policy"):
+            from .batched_random import batched_random
+
+        return batched_random(spec, seed)
     if not _batcher:
         load_plugins()
     if not _batcher:
@@ -163,6 +170,9 @@ def as_policy(spec: str | Policy | Callable, seed: int | None = None, rules: Any
         return CallablePolicy(spec)
     raise ValueError(f"a policy must be a registered name, an object with act(), or a callable; got {spec!r}")
 
+
+# The core's own policy: an environment with default arguments needs no other package.
+register_policy("random", "yaniv_env.core.random_policy:RandomPolicy")
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -40,7 +40,7 @@ class PisYediliGymEnv(CardGameGymEnv):
     """The single-agent wrapper around the Pis Yedili AEC environment."""
 
     aec_class = raw_env
-    default_opponent = "pis_random"
+    default_opponent = "random"
 
 
 __all__ = ["PisYediliGymEnv"]

@@ -62,8 +62,11 @@ from ..core.game import rules_to_dict
 from ..core.limits import file_error, read_json_file
 from ..games import YANIV
 from ..yaniv import engine
+from ..yaniv.actions import action_table
 from ..yaniv.render import render_table
 from ..yaniv.rules import Rules, get_rules
+from .web.pages import page
+from .web.views import card_table, move_names, round_data, table_view
 
 FORMAT = "yaniv-replay"
 VERSION = 1
@@ -360,6 +363,80 @@ def verify(record: Mapping) -> engine.State:
     return state
 
 
+# -- as a web page (the replay viewer) --------------------------------------------------
+#
+# One self-contained page (inline styles and code, the game embedded as JSON; no server, no
+# network). It steps forward and back (buttons, the arrow keys), jumps to a round, and shows
+# at each decision the seat to act, the move in words, the legal moves that player had and,
+# where the record holds them, the agent's probabilities or values (``annotations``). Every
+# hand is shown, or the table from one seat (the others' hands as card backs plus the cards
+# known to be in them). Command line: ``yaniv replay game.json --html game.html``.
+
+#: The page template (``assets/``).
+TEMPLATE = "replay.html"
+
+
+def viewer_data(record: Mapping) -> dict:
+    """The data the viewer draws (the game replayed and checked, :func:`yaniv_env.tools.replay.replay`):
+    one *frame* per decision, the table before it (every hand) with the decision made there
+    (seat, move, legal moves, annotation), then a last frame at the end (of a partial
+    record: where it was left, with the moves the player had). A frame after a round's end
+    holds that round's result (``round_over``)."""
+    check_record(record)
+    rules = rules_from_dict(record["rules"])
+    notes = record.get("annotations") or [None] * len(record["steps"])
+    frames: list[dict] = []
+    names: set[int] = set()
+    finished = None
+    for step in replay(record):
+        if step.agent is not None and step.action is None:
+            continue  # the dead steps of players already out
+        if step.agent is not None:
+            decision = frames[-1]["decision"]
+            decision.update(seat=int(step.agent.rsplit("_", 1)[1]), action=step.action, note=notes[step.index - 1])
+            names.add(step.action)
+        if step.round_result is not None:
+            finished = step.round_result
+        state = step.state
+        frame = {"table": table_view(state), "event": step.event, "decision": None, "round_over": None}
+        if finished is not None:
+            frame["round_over"] = round_data(finished)
+            finished = None
+        if state.phase < engine.ROUND_OVER:
+            legal = engine.legal_actions(state)
+            names.update(legal)
+            frame["decision"] = {"seat": int(state.current), "legal": legal}
+        frames.append(frame)
+    labels = record.get("agents") or [None] * record["num_players"]
+    return {
+        "rules": rules.name,
+        "description": rules.describe(),
+        "num_players": record["num_players"],
+        "seed": record["seed"],
+        "labels": [str(x) if x is not None else "" for x in labels],
+        "complete": record.get("complete", True),
+        "result": record["result"],
+        "cards": card_table(),
+        "moves": move_names(action_table(rules), sorted(names)),
+        "frames": frames,
+    }
+
+
+def html(record: Mapping) -> str:
+    """The viewer page of ``record`` (``ValueError`` if it is not a valid record, or does
+    not reproduce)."""
+    return page(TEMPLATE, viewer_data(record))
+
+
+def write_html(record: Mapping, path: str | Path) -> Path:
+    """Write the viewer page of ``record`` to ``path`` (parent folders are created)."""
+    text = html(record)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 # -- command line -------------------------------------------------------------------------------
 
 
@@ -380,8 +457,6 @@ def main(argv: list[str] | None = None, input_fn: Callable[[str], str] = input, 
     try:
         record = load(args.file)
         if args.html:
-            from .replay import write_html
-
             print_fn(f"wrote {write_html(record, args.html)} (open it in a browser)")
             return 0
     except (OSError, ValueError) as e:

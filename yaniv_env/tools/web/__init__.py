@@ -1,4 +1,4 @@
-"""Seeing and playing Yaniv in a browser: the replay viewer (:mod:`.viewer`, one
+"""Seeing and playing Yaniv in a browser: the replay viewer (:mod:`yaniv_env.tools.replay`, one
 self-contained HTML file per game) and the play page (:mod:`.server`, ``yaniv serve``, a
 small Flask app: the ``[web]`` extra).
 

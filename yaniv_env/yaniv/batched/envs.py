@@ -97,8 +97,7 @@ from ..rewards import EPISODES, REWARD_SCHEMES
 from ..rules import get_rules
 from . import BatchedYaniv, round_rewards
 
-# YanivVecEnv (Stable-Baselines3) lives in .sb3, which needs SB3 and torch; this module does
-# not: it is imported from there on first use (module __getattr__ below).
+# YanivVecEnv (Stable-Baselines3) lives in .sb3, which needs SB3 and torch; this module does not.
 __all__ = ["LearnerGames", "YanivVectorEnv", "BatchedSelfPlay", "check_actions", "game_indices"]
 
 #: Deals tried per reset before giving up (as :attr:`YanivGymEnv.MAX_REDEALS`).
@@ -677,12 +676,3 @@ class BatchedSelfPlay:
             self.engine.reset_games(ended)
         self._refresh()
         return rewards, ended
-
-
-def __getattr__(name: str):
-    # YanivVecEnv needs Stable-Baselines3 (and torch); importing it is left to its first use
-    if name == "YanivVecEnv":
-        from .sb3 import YanivVecEnv
-
-        return YanivVecEnv
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -50,6 +50,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ...core.batched_random import mix64 as kmix64
 from ..cards import NUM_KINDS, YANIV_VALUE, standard_deck
 from ..engine import ASAF_PHASE, BLAST_PHASE, DISCARD, GAME_OVER, after_milestone, past_limit
 from ..rules import Rules
@@ -72,7 +73,6 @@ from .kernels import (
     legal_list,
     new_game,
 )
-from .kernels import mix64 as kmix64
 
 #: The checks, by code (a violation is reported by its check's name).
 CHECKS = ("cards", "hand_sizes", "totals", "round_points", "limits", "legal_move")

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ...core.batched_random import below, mix64
 from ...core.seeding import DEAL, GOLDEN, LOTS, RESHUFFLE
 from ..actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, SLAM, TAKE_BASE
 from ..cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
@@ -111,20 +112,10 @@ _SINGLE, _SET, _RUN = 0, 1, 2
 #: Most actions one decision can offer (a generous bound; checked when tables are built).
 MAX_LEGAL = 4096
 
-# -- SplitMix64, the formulas of yaniv_env.core.seeding over uint64 ---------------------
+# -- SplitMix64, the formulas of yaniv_env.core.seeding over uint64 (mix64 and below: the
+# core's, yaniv_env.core.batched_random) ------------------------------------------------
 
 _GOLD = np.uint64(GOLDEN)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
-
-
-@njit(cache=True, inline="always")
-def mix64(z):
-    """``seeding.mix64`` (``z`` a uint64)."""
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
 
 
 @njit(cache=True, inline="always")
@@ -133,12 +124,6 @@ def stream_key(key, round_index, stream, index):
     z = mix64(key + _GOLD * np.uint64(round_index + 1))
     z = mix64(z + _GOLD * np.uint64(stream + 1))
     return mix64(z + _GOLD * np.uint64(index + 1))
-
-
-@njit(cache=True, inline="always")
-def below(word, n):
-    """``seeding.below``: a number in ``[0, n)`` from a word."""
-    return np.int64(((word >> _S32) * np.uint64(n)) >> _S32)
 
 
 @njit(cache=True, inline="always")
@@ -927,26 +912,6 @@ def ranking(st, tb, b, out):
                 less = scores[b, q] < scores[b, p]
             place += less
         out[p] = place
-
-
-@njit(cache=True)
-def pick_legal(masks, words, out):
-    """``out[b]``: the ``below(words[b], n)``-th of the ``n`` legal ids of row ``b`` (-1 if
-    none; ``below`` of :mod:`yaniv_env.core.seeding`): a uniform legal move from a random word."""
-    for b in range(masks.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            n += masks[b, a]
-        out[b] = -1
-        if n == 0:
-            continue
-        pick = below(words[b], n)
-        for a in range(masks.shape[1]):
-            if masks[b, a]:
-                if pick == 0:
-                    out[b] = a
-                    break
-                pick -= 1
 
 
 @njit(cache=True, inline="always")
