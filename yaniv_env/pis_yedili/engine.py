@@ -152,7 +152,7 @@ class State:
     __slots__ = (
         "rules", "table", "key", "reshuffles", "num_players", "scores", "hands", "masks", "stock", "discard",
         "top", "suit", "pending_sevens", "direction", "phase", "current", "drawn", "dealer",
-        "deal_index", "deal_turns", "decisions", "deal_result", "last_action",
+        "deal_index", "deal_turns", "decisions", "deal_result",
     )  # fmt: skip
 
     def copy(self, rng: np.random.Generator | None = None, key: int | None = None) -> State:
@@ -207,7 +207,6 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     s.dealer = n - 1
     s.deal_index, s.deal_turns, s.decisions = 0, 0, 0
     s.deal_result = None
-    s.last_action = None
     return s
 
 
@@ -471,7 +470,6 @@ def apply(s: State, action: int) -> None:
             f"phase: {_why_illegal(s, action)}"
         )
     p = s.current
-    s.last_action = (p, action)
     s.decisions += 1
     phase = s.phase
     if action == DRAW:

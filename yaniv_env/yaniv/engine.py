@@ -179,9 +179,9 @@ class State:
     __slots__ = (
         "rules", "table", "key", "reshuffles", "num_players", "scores", "alive", "out_round", "hands", "known",
         "stock", "pile", "top", "takeable", "take_ids", "top_flashed", "pending", "drawn",
-        "drawn_from_stock", "drawn_slammable", "phase", "current", "turn_player", "caller", "asaf_queue",
+        "drawn_slammable", "phase", "current", "turn_player", "caller", "asaf_queue",
         "blast_cards", "blast_queue", "round_index", "round_turns", "turns", "first_player", "next_first",
-        "round_result", "game_truncated", "last_action", "draw_ends_round", "_counts",
+        "round_result", "game_truncated", "draw_ends_round", "_counts",
     )  # fmt: skip
 
     def copy(self, rng: np.random.Generator | None = None, key: int | None = None) -> State:
@@ -238,7 +238,7 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     s.takeable, s.take_ids = (), ()
     s.top_flashed = False
     s.pending = None
-    s.drawn, s.drawn_from_stock, s.drawn_slammable = -1, False, False
+    s.drawn, s.drawn_slammable = -1, False
     s.phase, s.current, s.turn_player = DISCARD, 0, 0
     s.caller = None
     s.asaf_queue, s.blast_cards, s.blast_queue = [], (), []
@@ -246,7 +246,6 @@ def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
     s.first_player = s.next_first = 0
     s.round_result = None
     s.game_truncated = False
-    s.last_action = None
     s.draw_ends_round = False
     s._counts = None
     return s
@@ -628,7 +627,6 @@ def _apply_discard(s: State, action: int) -> None:
         total = hand_value(hand)
         if total > s.rules.call_max:
             raise _illegal(s, action, f"hand total {total} is above the call limit {s.rules.call_max}")
-        s.last_action = (p, action)
         s.turns += 1
         s.caller = p
         if s.rules.challenge == "asaf":
@@ -647,7 +645,6 @@ def _apply_discard(s: State, action: int) -> None:
         raise _illegal(s, action, f"the hand {cards_name(hand)} does not hold {cards_name(d.cards)}")
     _leave_hand(s, p, rest, d.cards)
     _lay_pending(s, d)
-    s.last_action = (p, action)
     if not rest and s.rules.empty_hand_wins:
         _top_to_pile(s)
         _set_top(s, list(d.cards), d)
@@ -669,7 +666,6 @@ def _apply_draw(s: State, action: int) -> None:
         from_stock = False
     else:
         raise _illegal(s, action, f"draw from the stock or take one of {cards_name(s.takeable)}")
-    s.last_action = (p, action)
     _to_hand(s, p, card, from_top=not from_stock)
     d = s.pending
     _top_to_pile(s)
@@ -687,7 +683,7 @@ def _apply_draw(s: State, action: int) -> None:
         )
         # With private windows a card from the stock (hidden) always opens the window.
         if slammable or (from_stock and rules.private_windows):
-            s.drawn, s.drawn_from_stock, s.drawn_slammable = card, from_stock, slammable
+            s.drawn, s.drawn_slammable = card, slammable
             s.phase = SLAM_PHASE
             return
     _end_turn(s)
@@ -700,13 +696,12 @@ def _apply_slam(s: State, action: int) -> None:
         _leave_hand(s, p, _remove(s.hands[p], (card,)), (card,))
         _set_top(s, s.top + [card], None)
         s.top_flashed = True
-        s.last_action = (p, action)
         if not s.hands[p] and s.rules.empty_hand_wins:
             s.turns += 1
             _end_round(s, "empty_hand", empty=p)
             return
     elif action == PASS:
-        s.last_action = (p, action)
+        pass
     else:
         raise _illegal(s, action, "slam down the drawn card or pass" if s.drawn_slammable else "pass")
     _end_turn(s)
@@ -775,13 +770,11 @@ def _apply_blast(s: State, action: int) -> None:
     if action == BLAST and _holds(s.hands[p], s.blast_cards):
         _leave_hand(s, p, _remove(s.hands[p], s.blast_cards), s.blast_cards)
         _set_top(s, s.top + list(s.blast_cards), None)
-        s.last_action = (p, action)
         if not s.hands[p] and s.rules.empty_hand_wins:
             s.blast_cards, s.blast_queue = (), []
             _end_round(s, "empty_hand", empty=p)
             return
     elif action == PASS:
-        s.last_action = (p, action)
         s.blast_queue.pop(0)
         if s.blast_queue:
             s.current = s.blast_queue[0]
@@ -797,10 +790,8 @@ def _apply_blast(s: State, action: int) -> None:
 def _apply_asaf(s: State, action: int) -> None:
     p = s.current
     if action == ASAF:
-        s.last_action = (p, action)
         _end_round(s, "yaniv", caller=s.caller, challenger=p)
     elif action == PASS:
-        s.last_action = (p, action)
         s.asaf_queue.pop(0)
         if s.asaf_queue:
             s.current = s.asaf_queue[0]
