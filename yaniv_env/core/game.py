@@ -22,7 +22,6 @@ the package's games); :func:`get_game` and :func:`game_of` find them.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -80,23 +79,7 @@ class Game:
         back to tuples); ``ValueError`` (naming ``what``: the file and where in it) for
         anything but a dict of this game's options, and for a number above
         :attr:`rule_limits`, checked before the rules (and so any table) are built."""
-        from .limits import check_rule_values
-
-        if not isinstance(d, Mapping):
-            raise ValueError(f"{what}: expected a dict of {self.title} rules options, got {type(d).__name__}")
-        cls = self.rules_class
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(map(str, set(d) - known))
-        if unknown:
-            raise ValueError(
-                f"{what}: unknown rules fields {unknown} (this version's {self.title} rules: {sorted(known)})"
-            )
-        check_rule_values(d, dict(self.rule_limits), what, self.title)
-
-        def tup(v):
-            return tuple(tup(x) for x in v) if isinstance(v, list) else v
-
-        return cls(**{k: tup(v) for k, v in d.items()})
+        return self.rules_class.from_dict(d, what, dict(self.rule_limits), self.title)
 
     # -- tables -----------------------------------------------------------------------------
     def observation_layout(self, rules):
@@ -140,10 +123,8 @@ class Game:
 
 
 def rules_to_dict(rules) -> dict[str, Any]:
-    """Every option of ``rules`` (of any game) as plain JSON data (tuples become lists)."""
-    import json  # here: importing the package leaves json to the code that uses it
-
-    return json.loads(json.dumps(dataclasses.asdict(rules)))
+    """Every option of ``rules`` (of any game) as plain JSON data: :meth:`RulesBase.to_dict`."""
+    return rules.to_dict()
 
 
 _GAMES: dict[str, Game] = {}

@@ -8,7 +8,7 @@ import functools
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from typing import Literal, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 _R = TypeVar("_R", bound="RulesBase")
 
@@ -42,6 +42,37 @@ class RulesBase:
     def replace(self: _R, **changes) -> _R:
         """A copy with some options changed (validated)."""
         return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option as plain JSON data (tuples become lists): what records, reports and
+        checkpoints store; :meth:`from_dict` reads it back."""
+        import json  # here: importing the rules leaves json to the code that uses it
+
+        return json.loads(json.dumps(dataclasses.asdict(self)))
+
+    @classmethod
+    def from_dict(
+        cls: type[_R], d: Mapping[str, Any], what: str = "the rules", limits: Mapping[str, int] | None = None,
+        title: str = "the game's",
+    ) -> _R:  # fmt: skip
+        """Rules from :meth:`to_dict` output read back from JSON (lists back to tuples);
+        ``ValueError`` (naming ``what``: the file and where in it) for anything but a dict of
+        this class's options, and for a number above ``limits`` (option -> largest value),
+        checked before the rules (and so any table) are built."""
+        from .limits import check_rule_values
+
+        if not isinstance(d, Mapping):
+            raise ValueError(f"{what}: expected a dict of {title} rules options, got {type(d).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(map(str, set(d) - known))
+        if unknown:
+            raise ValueError(f"{what}: unknown rules fields {unknown} (this version's {title} rules: {sorted(known)})")
+        check_rule_values(d, limits or {}, what, title)
+
+        def tup(v):
+            return tuple(tup(x) for x in v) if isinstance(v, list) else v
+
+        return cls(**{k: tup(v) for k, v in d.items()})
 
     def with_players(self: _R, num_players: int) -> _R:
         return self.replace(num_players=num_players)
