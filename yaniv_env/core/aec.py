@@ -25,12 +25,6 @@ RENDER_MODES = ["human", "ansi", "rgb_array"]
 RENDER_FPS = 2
 
 
-def place_reward(place: int, players: int) -> float:
-    """The outcome reward of finishing at ``place`` (0 = first) among ``players``:
-    ``(n - 1 - 2·place) / (n - 1)``, +1 for the winner, -1 for the last."""
-    return 1.0 if players < 2 else (players - 1 - 2 * place) / (players - 1)
-
-
 class FastDiscrete(spaces.Discrete):
     """``gymnasium.spaces.Discrete`` whose :meth:`contains` answers a plain ``int``
     without NumPy calls (the wrapper of :func:`wrap` asks at every step);
@@ -319,6 +313,5 @@ __all__ = [
     "CheckedOrderEnforcingWrapper",
     "FastDiscrete",
     "ResetNeededError",
-    "place_reward",
     "wrap",
 ]

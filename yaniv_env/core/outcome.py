@@ -1,4 +1,5 @@
-"""Places and how a round (deal) ended for each seat, in the terms every game shares.
+"""Places, how a round (deal) ended for each seat, and the outcome reward of a place, in the
+terms every game shares.
 
 Each game's engine has ``outcome(state, result=None) -> Outcome`` (the one place that
 says who placed where in a round and who left the game with it) and ``ranking(state)``
@@ -30,4 +31,10 @@ class Outcome:
     """The seats that left the game with it, highest total first."""
 
 
-__all__ = ["Outcome", "places"]
+def place_reward(place: int, players: int) -> float:
+    """The outcome reward of finishing at ``place`` (0 = first) among ``players``:
+    ``(n - 1 - 2·place) / (n - 1)``, +1 for the winner, -1 for the last."""
+    return 1.0 if players < 2 else (players - 1 - 2 * place) / (players - 1)
+
+
+__all__ = ["Outcome", "place_reward", "places"]

@@ -152,47 +152,14 @@ from pettingzoo import AECEnv
 
 from ..core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, FastDiscrete, wrap
 from ..core.frames import TableView
-from ..core.outcome import place_reward
 from . import engine
 from .engine import GAME_OVER, ROUND_OVER
 from .observation import ObservationLayout, StateLayout
 from .render import render_table, round_result_line, table_view
+from .rewards import EPISODES, REWARD_SCHEMES, part_rewards
 from .rules import get_rules
 
-EPISODES = ("game", "round")
-REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome")
-SCORE_SCALE = 100.0
-
-__all__ = ["CardGameEnv", "FastDiscrete", "env", "part_rewards", "place_reward", "raw_env", "wrap"]
-
-
-def part_rewards(
-    state: engine.State, round_start_scores: list[int], scheme: str, episode: str, live: list[int]
-) -> list[float]:
-    """Every seat's reward for the round that just ended in ``state`` (``ROUND_OVER`` or
-    ``GAME_OVER``), under reward ``scheme`` and ``episode`` (see "Rewards" above): what the
-    environment adds to each seat of ``live`` (the seats still in the game when the round
-    began) and to the round's winners; the batched engine's
-    :func:`yaniv_env.yaniv.batched.round_rewards` must give the same (its differential test checks)."""
-    rr = state.round_result
-    n = state.num_players
-    rewards = [0.0] * n
-    if scheme in ("score", "score_outcome"):
-        for p in live:
-            rewards[p] -= (state.scores[p] - round_start_scores[p]) / SCORE_SCALE
-    if scheme == "round_win":
-        for p in rr.winners:
-            rewards[p] += 1.0
-    if scheme in ("outcome", "score_outcome"):
-        if episode == "round":
-            result = engine.outcome(state)
-            for p in result.played:
-                rewards[p] += place_reward(result.places[p], len(result.played))
-        else:
-            places = engine.ranking(state)
-            for p in live if state.phase == GAME_OVER else rr.eliminated:
-                rewards[p] += place_reward(places[p], n)
-    return rewards
+__all__ = ["CardGameEnv", "FastDiscrete", "env", "raw_env", "wrap"]
 
 
 def env(**kwargs) -> AECEnv:

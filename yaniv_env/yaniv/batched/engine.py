@@ -11,11 +11,13 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ...core.ids import is_int
+from ...core.outcome import place_reward
 from ...core.seeding import game_key
 from ..actions import action_table
 from ..cards import NUM_KINDS
 from ..engine import DISCARD, GAME_OVER
 from ..observation import ObservationLayout
+from ..rewards import SCORE_SCALE, check_reward
 from ..rules import Rules, get_rules
 from . import kernels as K
 from .tables import tables
@@ -400,14 +402,9 @@ class BatchedYaniv:
 def round_rewards(result: StepResult, scheme: str = "score_outcome", episode: str = "game") -> np.ndarray:
     """float64 [B, n]: the AEC environment's rewards for the rounds that ended in ``result``
     (zeros elsewhere), for reward ``scheme`` and ``episode`` (``game`` or ``round``); seats
-    already out of the game get none, as in the environment."""
-    from ...core.outcome import place_reward
-    from ..rewards import EPISODES, REWARD_SCHEMES, SCORE_SCALE
-
-    if scheme not in REWARD_SCHEMES:
-        raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {scheme!r}")
-    if episode not in EPISODES:
-        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    already out of the game get none, as in the environment: the batched mirror of
+    :func:`yaniv_env.yaniv.rewards.part_rewards`."""
+    check_reward(scheme, episode)
     B, n = result.score_delta.shape
     rewards = np.zeros((B, n))
     for b in np.flatnonzero(result.round_over):

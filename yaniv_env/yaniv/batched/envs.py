@@ -93,7 +93,7 @@ from ...core.ids import is_int
 from ...core.policies import batched_policy
 from ...core.seeding import seeded_key
 from ..actions import action_table
-from ..rewards import EPISODES, REWARD_SCHEMES
+from ..rewards import check_reward
 from ..rules import get_rules
 from . import BatchedYaniv, round_rewards
 
@@ -223,10 +223,7 @@ def game_indices(indices, num_envs: int) -> np.ndarray:
 
 def _checked_rules(rules, num_players: int, episode: str, reward: str, turn_limit: int | None):
     """The rules of the games (``turn_limit`` applied), after checking ``episode`` and ``reward``."""
-    if episode not in EPISODES:
-        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-    if reward not in REWARD_SCHEMES:
-        raise ValueError(f"reward must be one of {REWARD_SCHEMES}, got {reward!r}")
+    check_reward(reward, episode)
     rules = get_rules(rules, num_players)
     return rules if turn_limit is None else rules.replace(turn_limit=turn_limit)
 
