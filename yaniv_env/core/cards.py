@@ -17,16 +17,18 @@ from collections.abc import Iterable
 
 NUM_SUITS = 4
 NUM_RANKS = 13
-NUM_KINDS = 53  # 52 natural cards + the joker kind
-JOKER = 52
+#: The natural card kinds (``suit * 13 + rank``), 52; the joker kind follows them.
+NUM_NATURAL = NUM_SUITS * NUM_RANKS
+NUM_KINDS = NUM_NATURAL + 1  # 52 natural cards + the joker kind
+JOKER = NUM_NATURAL
 
 SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
 RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 JOKER_NAME = "🃏"
 
 #: ``RANK[kind]`` and ``SUIT[kind]``; the joker has rank and suit -1.
-RANK: tuple[int, ...] = tuple(k % NUM_RANKS for k in range(52)) + (-1,)
-SUIT: tuple[int, ...] = tuple(k // NUM_RANKS for k in range(52)) + (-1,)
+RANK: tuple[int, ...] = tuple(k % NUM_RANKS for k in range(NUM_NATURAL)) + (-1,)
+SUIT: tuple[int, ...] = tuple(k // NUM_RANKS for k in range(NUM_NATURAL)) + (-1,)
 
 
 def card(rank: int, suit: int) -> int:

@@ -31,13 +31,13 @@ import numpy as np
 
 from ..core.cards import NUM_RANKS, NUM_SUITS, RANK, SUIT, SUIT_SYMBOLS, card_name
 from ..core.ids import is_int
-from .rules import Rules
+from .rules import DECK_SIZE, Rules
 
 DRAW = 0
 PASS = 1
 DRAW_PENALTY = 2
 PLAY_BASE = 3
-JACK_BASE = PLAY_BASE + 52
+JACK_BASE = PLAY_BASE + DECK_SIZE
 NUM_ACTIONS = JACK_BASE + NUM_SUITS * NUM_SUITS
 
 ACE, SEVEN, EIGHT, TEN, JACK = 0, 6, 7, 9, 10
@@ -48,7 +48,7 @@ SPECIAL_NAMES = {DRAW: "draw", PASS: "pass", DRAW_PENALTY: "draw the sevens' pen
 _SPECIAL_KINDS = {DRAW: "draw", PASS: "pass", DRAW_PENALTY: "penalty"}
 
 #: ``BIT[k] = 1 << k``: hands and tables are 52-bit masks of card kinds.
-BIT: tuple[int, ...] = tuple(1 << k for k in range(52))
+BIT: tuple[int, ...] = tuple(1 << k for k in range(DECK_SIZE))
 JACKS_MASK = sum(BIT[s * NUM_RANKS + JACK] for s in range(NUM_SUITS))
 SEVENS_MASK = sum(BIT[s * NUM_RANKS + SEVEN] for s in range(NUM_SUITS))
 CLUBS_MASK = sum(BIT[CLUBS * NUM_RANKS + r] for r in range(NUM_RANKS))
@@ -77,7 +77,7 @@ def _check_id(action) -> int:
 def encode(card: int, named: int | None = None) -> int:
     """The id of playing card kind ``card``; a Jack played as a wild card also takes the
     ``named`` suit (0..3). ``encode(J♣)`` without ``named`` is the opening J♣."""
-    if not is_int(card) or not 0 <= card < 52:
+    if not is_int(card) or not 0 <= card < DECK_SIZE:
         raise ValueError(f"card kind {card!r} is not a card of the 52-card deck")
     card = int(card)
     if named is None:
@@ -151,7 +151,9 @@ class ActionTable:
 
     def __init__(self, rules: Rules):
         self.rules = rules
-        self.playable: tuple[int, ...] = tuple(self._playable(top, suit) for top in range(52) for suit in range(4))
+        self.playable: tuple[int, ...] = tuple(
+            self._playable(top, suit) for top in range(DECK_SIZE) for suit in range(NUM_SUITS)
+        )
         self.jack_ids: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
             tuple(
                 tuple(JACK_BASE + j * NUM_SUITS + s for s in range(NUM_SUITS) if rules.jack_same_suit or s != in_force)
@@ -165,7 +167,7 @@ class ActionTable:
         if RANK[top] == JACK:  # the named suit, and never a Jack on a Jack
             return sum(BIT[suit * NUM_RANKS + r] for r in range(NUM_RANKS) if r != JACK)
         mask = JACKS_MASK
-        for k in range(52):
+        for k in range(DECK_SIZE):
             if RANK[k] == RANK[top] or SUIT[k] == suit:
                 mask |= BIT[k]
         return mask

@@ -95,12 +95,12 @@ from .actions import (
     card_of,
     name,
 )
-from .rules import Rules
+from .rules import DECK_SIZE, Rules
 
 OPENING, PLAY, SEVEN_PHASE, ACE_PHASE, DEAL_OVER, GAME_OVER = range(6)
 PHASE_NAMES = ("opening", "play", "seven", "ace", "deal_over", "game_over")
 NUM_DECISION_PHASES = 4
-FULL_DECK_MASK = (1 << 52) - 1
+FULL_DECK_MASK = (1 << DECK_SIZE) - 1
 
 
 class IllegalActionError(ValueError):
@@ -222,7 +222,7 @@ def new_game(rules: Rules, seed: int | None = None, rng: np.random.Generator | N
 
 def _deal(s: State) -> None:
     n = s.num_players
-    deck = shuffled(list(range(52)), stream_key(s.key, s.deal_index, DEAL))
+    deck = shuffled(list(range(DECK_SIZE)), stream_key(s.key, s.deal_index, DEAL))
     hands, deck = seat_blocks(deck, n, s.rules.hand_size)
     first = (s.dealer + 1) % n
     s.reshuffles = 0
@@ -284,13 +284,13 @@ def from_position(
     placed = Counter(k for h in s.hands for k in h) + Counter(int(k) for k in discard)
     if top is not None:
         placed[int(top)] += 1
-    bad = [k for k in placed if not 0 <= k < 52]
+    bad = [k for k in placed if not 0 <= k < DECK_SIZE]
     if bad:
         raise ValueError(f"card kinds {sorted(bad)} are not cards of the 52-card deck")
     twice = sorted(k for k, c in placed.items() if c > 1)
     if twice:
         raise ValueError(f"cards placed twice: {cards_name(twice)}")
-    rest = sorted(set(range(52)) - set(placed))
+    rest = sorted(set(range(DECK_SIZE)) - set(placed))
     if stock is None:
         stock = shuffled(rest, stream_key(s.key, deal_index, DEAL))
     elif sorted(int(k) for k in stock) != rest:

@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..core.cards import NUM_RANKS
+from ..core.cards import NUM_NATURAL, NUM_RANKS
 from ..core.rules import RulesBase
 
 AceFollow = Literal["optional", "must"]
@@ -54,7 +54,8 @@ StockExhausted = Literal["lowest_hand", "reshuffle"]
 #: J 25, 7 20, A 15, K and Q 10, the other cards ("spot cards", 2-6 and 8-10) face value.
 SOURCE_RANK_VALUES: tuple[int, ...] = (15, 2, 3, 4, 5, 6, 20, 8, 9, 10, 25, 10, 10)
 
-DECK_SIZE = 52
+#: Cards in the deck (one 52-card deck, no jokers).
+DECK_SIZE = NUM_NATURAL
 
 
 @dataclass(frozen=True)

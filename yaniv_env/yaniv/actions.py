@@ -36,7 +36,7 @@ from typing import Literal
 import numpy as np
 
 from ..core.ids import is_int
-from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, RANK, SUIT, card_name, cards_name
+from .cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, NUM_SUITS, RANK, SUIT, card_name, cards_name
 from .rules import Rules
 
 DRAW_STOCK = 0
@@ -144,7 +144,7 @@ class ActionTable:
                 seen.add(key)
                 entries.append(Discard(cards, tuple(sorted(takeable)), meld, rank))
 
-        natural = range(52)
+        natural = range(NUM_NATURAL)
         for k in natural:
             add((k,), {k}, "single", RANK[k])
         if rules.num_jokers:

@@ -14,6 +14,7 @@ from ..core.cards import (
     JOKER,
     JOKER_NAME,
     NUM_KINDS,
+    NUM_NATURAL,
     NUM_RANKS,
     NUM_SUITS,
     RANK,
@@ -29,12 +30,13 @@ from ..core.cards import (
 )
 
 #: Yaniv value of each kind: A = 1, 2-10 face value, J/Q/K = 10, joker = 0.
-YANIV_VALUE: tuple[int, ...] = tuple(min(r + 1, 10) for r in RANK[:52]) + (0,)
+YANIV_VALUE: tuple[int, ...] = tuple(min(r + 1, 10) for r in RANK[:NUM_NATURAL]) + (0,)
 
 __all__ = [
     "JOKER",
     "JOKER_NAME",
     "NUM_KINDS",
+    "NUM_NATURAL",
     "NUM_RANKS",
     "NUM_SUITS",
     "RANK",

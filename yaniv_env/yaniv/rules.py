@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..core.cards import NUM_NATURAL
 from ..core.rules import RulesBase
 
 Challenge = Literal["reveal", "asaf"]
@@ -162,7 +163,7 @@ class Rules(RulesBase):
 
     @property
     def deck_size(self) -> int:
-        return self.num_decks * (52 + self.jokers_per_deck)
+        return self.num_decks * (NUM_NATURAL + self.jokers_per_deck)
 
     @property
     def total_rounds(self) -> int | None:
@@ -180,7 +181,7 @@ class Rules(RulesBase):
     def max_seats(self) -> int:
         """Most players these rules and the deck allow."""
         decks = 2 if self.two_decks_from is not None else self.decks
-        by_deck = (decks * (52 + self.jokers_per_deck) - 2) // self.hand_size
+        by_deck = (decks * (NUM_NATURAL + self.jokers_per_deck) - 2) // self.hand_size
         return by_deck if self.max_players is None else min(by_deck, self.max_players)
 
     def describe(self) -> str:
