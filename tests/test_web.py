@@ -14,7 +14,6 @@ import agents
 from agents.evaluation import evaluate, game_replay
 from yaniv_env import raw_env
 from yaniv_env.tools import replay
-from yaniv_env.tools import replay as viewer
 from yaniv_env.tools.web import pages
 from yaniv_env.yaniv.engine import JOKER, hand_value
 
@@ -86,7 +85,7 @@ def annotated_record():
 
 def test_viewer_frames_follow_the_game(annotated_record):
     rec = annotated_record
-    data = viewer.viewer_data(rec)
+    data = replay.viewer_data(rec)
     frames = data["frames"]
     live = [(a, x) for a, x in rec["steps"] if x is not None]
     decided = [f["decision"] for f in frames if f["decision"] is not None]
@@ -112,14 +111,14 @@ def test_viewer_shows_where_a_partial_record_was_left(tmp_path):
     answers = iter(["1", "1", "1", "q"])
     path = tmp_path / "left.json"
     play(["random"], seed=2, record=str(path), input_fn=lambda _: next(answers), print_fn=lambda *a: None)
-    data = viewer.viewer_data(replay.load(path))
+    data = replay.viewer_data(replay.load(path))
     last = data["frames"][-1]["decision"]
     assert data["complete"] is False and "action" not in last and last["legal"] and last["seat"] == 0
 
 
 def test_viewer_page_is_self_contained_and_escapes_text(annotated_record, tmp_path):
     rec = dict(annotated_record, agents=["</script><script>alert(1)</script>", "search", "a & b"])
-    page = viewer.write_html(rec, tmp_path / "out" / "game.html").read_text(encoding="utf-8")
+    page = replay.write_html(rec, tmp_path / "out" / "game.html").read_text(encoding="utf-8")
     assert "{{" not in page and "/*{{" not in page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "the page must load nothing"
     assert page.count("</script>") == 2  # the data and the code: nothing from the labels
