@@ -1,7 +1,8 @@
 """Pis Yedili ("Dirty Seven"), the Turkish Crazy Eights: rules core and environments.
 
-``rules`` (one frozen :class:`Rules` and :data:`PRESETS`), ``actions`` (the action ids)
-and ``engine`` (the state and the functions that play it) need only NumPy. Cards are the
+``rules`` (one frozen :class:`Rules` and :data:`PRESETS`), ``actions`` (the action ids),
+``engine`` (the state and the functions that play it), ``observation`` and ``rewards`` need
+only NumPy: the same module names as Yaniv's package, :mod:`yaniv_env.yaniv`. Cards are the
 shared kinds of :mod:`yaniv_env.core.cards` (kind = suit * 13 + rank, no jokers).
 
 The PettingZoo environment (``env``, ``raw_env``: :mod:`yaniv_env.pis_yedili.aec`) and

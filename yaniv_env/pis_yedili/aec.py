@@ -131,14 +131,11 @@ from pettingzoo import AECEnv
 from ..core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap
 from ..core.cards import SUIT_SYMBOLS, card_name, cards_name
 from ..core.frames import PileView, RevealSpec, SeatView, TableView, is_shown
-from ..core.outcome import place_reward
 from . import engine
 from .engine import DEAL_OVER, GAME_OVER, PHASE_NAMES, State, hand_value
-from .observation import SCORE_SCALE, PisObservationLayout, PisStateLayout
+from .observation import PisObservationLayout, PisStateLayout
+from .rewards import EPISODES, REWARD_SCHEMES, part_rewards
 from .rules import get_rules
-
-EPISODES = ("game", "deal")
-REWARD_SCHEMES = ("score", "outcome", "deal_win", "score_outcome")
 
 
 def env(**kwargs) -> AECEnv:
@@ -267,23 +264,13 @@ class raw_env(CardGameEnv):
     def _end_of_part(self) -> None:
         g = self.game
         dr = g.deal_result
-        scheme = self.reward_scheme
-        n = g.num_players
         agents = self.possible_agents
-        rewards = self.rewards
-        if scheme in ("score", "score_outcome"):
-            for p in range(n):
-                rewards[agents[p]] -= dr.points[p] / SCORE_SCALE
-        if scheme == "deal_win":
-            for p in dr.winners:
-                rewards[agents[p]] += 1.0
+        for p, r in enumerate(part_rewards(g, self.reward_scheme, self.episode)):
+            if r:
+                self.rewards[agents[p]] += r
         game_over = g.phase == GAME_OVER
         episode_over = game_over or self.episode == "deal"
         truncated = self.episode == "deal" and dr.truncated
-        if episode_over and not truncated and scheme in ("outcome", "score_outcome"):
-            places = engine.outcome(g).places if self.episode == "deal" else engine.ranking(g)
-            for p in range(n):
-                rewards[agents[p]] += place_reward(places[p], n)
         for a in agents:
             self.infos[a] = {"deal_result": dr}
         event = f"deal over: {dr.reason}, winners {[agents[p] for p in dr.winners]}, scores {dr.scores}"
