@@ -202,7 +202,7 @@ def _run(code: str) -> None:
 
 
 def test_gymnasium_vector_env_needs_neither_sb3_nor_torch():
-    # the Stable-Baselines3 VecEnv lives in yaniv_env.yaniv.batched.sb3, imported on first use
+    # the Stable-Baselines3 VecEnv lives in yaniv_env.yaniv.batched.sb3, which the Gymnasium one never imports
     pytest.importorskip("numba")
     _run(
         "import sys, importlib.abc"
@@ -219,7 +219,7 @@ def test_gymnasium_vector_env_needs_neither_sb3_nor_torch():
         "\n    obs, rewards, terminated, truncated, infos = envs.step(envs.action_masks().argmax(axis=1))"
         "\nassert not {'stable_baselines3', 'torch'} & set(sys.modules)"
         "\ntry:"
-        "\n    from yaniv_env.yaniv.batched.envs import YanivVecEnv"
+        "\n    from yaniv_env.yaniv.batched.sb3 import YanivVecEnv"
         "\nexcept ImportError as e:"
         "\n    assert 'blocked' in str(e)"
         "\nelse:"
