@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from training import ladder
+from agents.evaluation import ladder
+from training.cli import ladder as ladder_command
 
 
 def test_tables_are_parsed_and_bad_ones_refused():
@@ -27,7 +28,7 @@ def test_entrants_seat_the_shipped_agent_only_where_one_is_shipped():
 def test_a_small_ladder_ranks_by_ordinal_and_writes_its_tables(tmp_path, capsys):
     md, js = tmp_path / "ladder.md", tmp_path / "ladder.json"
     argv = ["--tables", "seven:3", "--games", "10", "--seed", "3", "--quiet", "--markdown", str(md), "--json", str(js)]
-    assert ladder.main(argv) == 0
+    assert ladder_command.main(argv) == 0
     rows = [line for line in md.read_text().splitlines() if line.startswith("| `seven`")]
     assert [r.split("|")[4].strip() for r in rows] == ["1", "2", "3", "4"]
     (league,) = json.loads(js.read_text())
@@ -38,6 +39,6 @@ def test_a_small_ladder_ranks_by_ordinal_and_writes_its_tables(tmp_path, capsys)
 
 
 def test_bad_arguments_exit_2_naming_the_problem(capsys):
-    assert ladder.main(["--tables", "standard:two"]) == 2
+    assert ladder_command.main(["--tables", "standard:two"]) == 2
     assert "PRESET:PLAYERS" in capsys.readouterr().err
-    assert ladder.main(["--tables", "standard:2", "--games", "0"]) == 2
+    assert ladder_command.main(["--tables", "standard:2", "--games", "0"]) == 2

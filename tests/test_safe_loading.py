@@ -384,7 +384,7 @@ def test_commands_report_unreadable_files_on_one_line(tmp_path, capsys):
 def test_demonstrations_are_bounded_before_their_arrays_are_read(tmp_path):
     import numpy as np
 
-    from training.config import ConfigError
+    from training.args import ConfigError
     from training.imitation import load_demonstrations, save_demonstrations
 
     rng = np.random.default_rng(0)
