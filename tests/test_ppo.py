@@ -172,3 +172,12 @@ def test_learns_from_scratch_small(tmp_path):
     check_learns(curve, 0.8)
     _, _, start_low, _ = curve[0]
     assert all(high >= start_low for _, _, _, high in curve), curve
+
+
+def test_resume_refuses_a_corrupt_checkpoint_naming_the_run(tmp_path):
+    run = tmp_path / "broken"
+    run.mkdir()
+    (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    (run / "args.json").write_text("{}")
+    with pytest.raises(ValueError, match="--resume .*broken: cannot read checkpoint.pt as a checkpoint"):
+        ppo.train(*ppo.parse_args(["--resume", str(run)]))

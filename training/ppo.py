@@ -7,7 +7,7 @@ one network plays every seat of every game).
 .. code-block:: console
 
     python -m training.ppo --opponents greedy --minutes 5            # from scratch vs greedy
-    python -m training.ppo --opponents self --minutes 60             # self-play from scratch
+    python -m training.ppo --opponents self:3,past:1 --minutes 60    # self-play from scratch
     python -m training.ppo --resume runs/ppo_selfplay                # continue a run
 
 The network is the one :class:`agents.networks.ActionFeaturePolicy` describes (separate
@@ -19,17 +19,25 @@ per forward pass (``W + features @ P``, the same logits), and illegal actions ge
 logit ``-1e8`` as sb3-contrib's ``MaskableCategorical`` gives them, so their probability is
 0 and the entropy counts the legal moves only.
 
-One PPO iteration:
+The games of a rollout are streams side by side (``--opponents self:3,past:1,heuristic:1``):
+self-play games (one network at every seat, every seat's decisions learnt from) and games
+of the learner against opponents drawn per episode and seat, among agents and, for
+``past``, the pool of the network's past selves (a snapshot every ``pool_every`` steps, the
+last ``pool_size`` kept, saved in the checkpoint). Training episodes are rounds by default
+(a call ends one; evaluations play whole games).
+
+One PPO iteration (:func:`collect`, :func:`advantages`, :func:`update`):
 
 1. **Rollout**: ``num_steps`` steps of ``num_envs`` games. Each decision stores its
-   observation, the mask of that observation, the action sampled from the masked
-   distribution, its log-probability and the critic's value. With fixed opponents the
-   rewards of a step are the learner's (opponents' moves included); in self-play each seat's
+   observation, its legal moves, the position of the move sampled from the masked
+   distribution, its log-probability and the critic's value. Against opponents the rewards
+   of a step are the learner's (opponents' moves included); in self-play each seat's
    rewards go to that seat's last decision, and a decision's successor is the same seat's
    next decision in the same game (``next_index``), not the next row of the buffer.
-2. **Advantages**: GAE(λ) along those successor links. An episode's end (termination)
-   has no successor; a truncation (turn or round limit) and the rollout's end bootstrap
-   with the critic's value of the seat's next observation.
+2. **Advantages**: GAE(λ) along each stream's successor links, on the rewards plus the
+   potential-based hand shaping. An episode's end (termination) has no successor; a
+   truncation (turn or round limit) and the rollout's end bootstrap with the critic's value
+   of the seat's next observation.
 3. **Update**: ``update_epochs`` passes over the rollout in minibatches of
    ``minibatch_size``: the clipped surrogate with per-minibatch normalised advantages,
    ``vf_coef`` times the squared value error, ``ent_coef`` times the masked entropy, the
@@ -486,11 +494,25 @@ def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> Non
     atomic_write_bytes(path, play_bytes(meta, policy.state_dict()))
 
 
+def read_checkpoint(path: Path, what: str) -> dict:
+    """A checkpoint.pt of this learner (tensors and numbers only: ``weights_only``, so loading
+    runs no code from it); ``ValueError`` naming ``what`` when it is missing or not one."""
+    import pickle
+
+    try:
+        saved = torch.load(path, weights_only=True)
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
+        raise ValueError(f"{what}: cannot read {path.name} as a checkpoint ({str(e).splitlines()[0]})") from None
+    if not isinstance(saved, dict) or not {"policy", "optimizer", "state"} <= saved.keys():
+        raise ValueError(f"{what}: {path.name} is not a checkpoint of training/ppo.py")
+    return saved
+
+
 def initial_weights(path: Path, policy) -> dict:
     """The network weights of ``path`` (a checkpoint.pt or a play file of this learner), checked
     against ``policy``'s shapes: ``ValueError`` naming the first tensor that differs."""
     if path.suffix == ".pt":
-        weights = torch.load(path, weights_only=True)["policy"]
+        weights = read_checkpoint(path, f"--init {path}")["policy"]
     else:
         import agents
 
@@ -510,34 +532,184 @@ def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict]
 
 
 # -- the main loop -----------------------------------------------------------------------
+def open_run(args: Args, given: set[str] | None) -> tuple[Args, Path, dict | None]:
+    """The run's arguments, directory and checkpoint (``None``: a new run). On ``--resume``,
+    the options named in ``given`` (those of :data:`RESUME_OVERRIDES`) replace the run's own."""
+    if args.resume:
+        run_dir = Path(args.resume)
+        saved = read_checkpoint(run_dir / "checkpoint.pt", f"--resume {run_dir}")
+        try:
+            stored = json.loads((run_dir / "args.json").read_text())
+        except (OSError, ValueError) as e:
+            raise ValueError(f"--resume {run_dir}: cannot read its args.json ({e})") from None
+        changed = {k: getattr(args, k) for k in (given or set()) & RESUME_OVERRIDES}
+        return Args(**{**stored, **changed, "resume": str(run_dir)}), run_dir, saved
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = "self" if args.opponents == "self" else "mixed"
+    run_dir = Path(args.output_dir) / (args.run_name or f"ppo_{name}__{args.seed}__{stamp}")
+    if (run_dir / "checkpoint.pt").exists():
+        raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or another --run-name")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
+    return args, run_dir, None
+
+
+def make_streams(rules, args: Args, policy, past: PastSelves, saved: dict | None, seed: int) -> list:
+    """The rollout's games: self-play games first, then the games against past selves and
+    agents (the pool seeded with the saved pool, or the initial network)."""
+    self_games, mix, pool_chance = split_opponents(args.opponents, args.num_envs)
+    streams: list = []
+    if self_games:
+        streams.append(SelfPlayStream(rules, self_games, args.episode, args.reward, seed))
+    if self_games < args.num_envs:
+        fixed = LearnerStream(rules, args.num_envs - self_games, mix, args.episode, args.reward, seed + self_games)
+        if pool_chance:
+            for weights in saved["pool"] if saved is not None else [policy.state_dict()]:
+                past.add(policy, weights)
+            fixed.games.set_pool([past], pool_chance, label="past")
+        streams.append(fixed)
+    return streams
+
+
+@dataclass
+class Rollout:
+    """One rollout, step-major (decision ``t * B + i`` is game ``i``'s at step ``t``)."""
+
+    obs: torch.Tensor  # [T * B, S]
+    moves: list  # per step: (legal ids [B, K], valid [B, K])
+    choice: torch.Tensor  # the position of each action among its legal moves
+    logp: torch.Tensor
+    values: np.ndarray
+
+
+def collect(policy, streams: list, num_steps: int, generator: torch.Generator, gamma: float) -> Rollout:
+    """Play ``num_steps`` steps of every stream's games with the sampled policy."""
+    B = sum(stream.num_envs for stream in streams)
+    offsets = np.cumsum([0] + [stream.num_envs for stream in streams])
+    out = Rollout(
+        torch.zeros((num_steps * B, int(policy.observation_space.shape[0]))),
+        [None] * num_steps,
+        torch.zeros(num_steps * B, dtype=torch.long),
+        torch.zeros(num_steps * B),
+        np.zeros(num_steps * B),
+    )
+
+    def value_of(obs):
+        with torch.no_grad():
+            return gamma * value_only(policy, torch.as_tensor(obs)).numpy()
+
+    for stream in streams:
+        stream.begin(num_steps)
+    with torch.no_grad():
+        head = head_weights(policy)
+    for t in range(num_steps):
+        seen = [stream.observe() for stream in streams]
+        obs = torch.as_tensor(np.concatenate([o for o, _ in seen]))
+        ids, valid = out.moves[t] = legal_moves(np.concatenate([m for _, m in seen]))
+        with torch.no_grad():
+            log_probs, values = policy_and_value(policy, obs, ids, valid, head)
+            chosen = sample(log_probs, generator)[:, None]
+        rows = slice(t * B, (t + 1) * B)
+        out.obs[rows], out.choice[rows], out.values[rows] = obs, chosen.squeeze(1), values.numpy()
+        out.logp[rows] = log_probs.gather(1, chosen).squeeze(1)
+        actions = ids.gather(1, chosen).squeeze(1).numpy()
+        for stream, start in zip(streams, offsets, strict=False):
+            stream.step(actions[start : start + stream.num_envs], value_of)
+    return out
+
+
+def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tensor, args: Args) -> np.ndarray:
+    """GAE(λ) of every decision, stream by stream (each has its own successor links), on the
+    rewards plus the potential-based shaping ``γ Φ(s') - Φ(s)`` (Φ = 0 after an episode)."""
+    T = args.num_steps
+    B = sum(stream.num_envs for stream in streams)
+    potential = (rollout.obs @ hand_weights).numpy()
+    out = np.zeros(T * B)
+    start = 0
+    for stream in streams:
+        w = stream.num_envs
+        ended, next_index = stream.ended, stream.next_index
+        values, own_potential = column_block(rollout.values, start, w, T), column_block(potential, start, w, T)
+        boot_values, boot_potential = np.zeros(T * w), np.zeros(T * w)
+        for index, obs in stream.pending():
+            obs_t = torch.as_tensor(obs)
+            with torch.no_grad():
+                boot_values[index] = value_only(policy, obs_t).numpy()
+            boot_potential[index] = (obs_t @ hand_weights).numpy()
+        following = np.where(next_index >= 0, own_potential[np.maximum(next_index, 0)], boot_potential)
+        rewards = stream.rewards + args.gamma * np.where(ended, 0.0, following) - own_potential
+        adv = gae(rewards, values, ended, next_index, boot_values, args.gamma, args.gae_lambda, w)
+        out.reshape(T, B)[:, start : start + w] = adv.reshape(T, w)
+        start += w
+    return out
+
+
+def update(policy, optimizer, rollout: Rollout, adv: np.ndarray, args: Args, generator) -> np.ndarray:
+    """``update_epochs`` passes of clipped PPO over the rollout in minibatches; the mean of
+    (policy loss, value loss, entropy, clipped fraction)."""
+    returns = torch.as_tensor(adv + rollout.values, dtype=torch.float32)
+    adv_t = torch.as_tensor(adv, dtype=torch.float32)
+    width = max(ids.shape[1] for ids, _ in rollout.moves)
+    all_ids = torch.cat([torch.nn.functional.pad(ids, (0, width - ids.shape[1])) for ids, _ in rollout.moves])
+    all_valid = torch.cat([torch.nn.functional.pad(v, (0, width - v.shape[1])) for _, v in rollout.moves])
+    stats = []
+    for _ in range(args.update_epochs):
+        for mb in torch.randperm(len(adv_t), generator=generator).split(args.minibatch_size):
+            ids, valid = all_ids[mb], all_valid[mb]
+            log_probs, values = policy_and_value(policy, rollout.obs[mb], ids, valid)
+            ratio = (log_probs.gather(1, rollout.choice[mb, None]).squeeze(1) - rollout.logp[mb]).exp()
+            a = (adv_t[mb] - adv_t[mb].mean()) / (adv_t[mb].std() + 1e-8)
+            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+            v_loss = 0.5 * ((values - returns[mb]) ** 2).mean()
+            entropy = masked_entropy(log_probs, valid).mean()
+            loss = pg_loss + args.vf_coef * v_loss - args.ent_coef * entropy
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                clipped = ((ratio - 1).abs() > args.clip_coef).float().mean()
+            stats.append([pg_loss.item(), v_loss.item(), entropy.item(), clipped.item()])
+    return np.mean(stats, axis=0)
+
+
+EVAL_COLUMNS = ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
+
+
+def log_evaluation(policy, rules, args: Args, state: dict, path: Path) -> None:
+    """Evaluate the deterministic policy against each of ``--eval-opponents``; append to ``path``."""
+    from agents.evaluation import wilson
+
+    if not path.exists():
+        with path.open("w", newline="") as f:
+            csv.writer(f).writerow(
+                ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
+            )
+    policy.set_training_mode(False)
+    torch.set_num_threads(args.rollout_threads)
+    rows = []
+    for k, opp in enumerate(n for n in args.eval_opponents.split(",") if n.strip()):
+        wins, n, unfinished = evaluate(policy, rules, opp, args.eval_games, seed=10_000 * (k + 1))
+        lo, hi = wilson(wins, n)
+        rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi, unfinished])
+        print(
+            f"  eval vs {opp}: {wins / n:.3f} [{lo:.3f}, {hi:.3f}] of {n} games ({unfinished} unfinished)", flush=True
+        )
+    with path.open("a", newline="") as f:
+        csv.writer(f).writerows(rows)
+    sys.stdout.flush()
+
+
 def train(args: Args, given: set[str] | None = None) -> dict:
     """Train (or resume) a run; returns its directory (``run_dir``), the steps of this
-    session (``steps``) and the seconds spent in rollouts, updates and all of it. On
-    ``--resume``, the options named in ``given`` (those of :data:`RESUME_OVERRIDES`) replace
-    the run's own."""
-    from agents.evaluation import wilson
+    session (``steps``) and the seconds spent in rollouts, updates and all of it."""
     from yaniv_env.core.cpus import available_cpus
     from yaniv_env.yaniv.rules import get_rules
 
-    if args.resume:
-        run_dir = Path(args.resume)
-        saved = torch.load(run_dir / "checkpoint.pt", weights_only=True)
-        stored = json.loads((run_dir / "args.json").read_text())
-        changed = {k: getattr(args, k) for k in (given or set()) & RESUME_OVERRIDES}
-        args = Args(**{**stored, **changed, "resume": str(run_dir)})
-    else:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        name = args.opponents.replace(",", "_").replace(":", "") if args.opponents == "self" else "fixed"
-        run_dir = Path(args.output_dir) / (args.run_name or f"ppo_{name}__{args.seed}__{stamp}")
-        if (run_dir / "checkpoint.pt").exists():
-            raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or another --run-name")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
-        saved = None
+    args, run_dir, saved = open_run(args, given)
     rules = get_rules(args.rules, args.num_players)
-    hidden = [int(x) for x in args.hidden.split(",") if x.strip()]
     torch.manual_seed(args.seed)  # the network's initial weights
-    policy = make_policy(rules, hidden)
+    policy = make_policy(rules, [int(x) for x in args.hidden.split(",") if x.strip()])
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     state = {"timesteps": 0, "elapsed": 0.0, "segment": 0, "next_eval": 0, "next_snapshot": args.pool_every}
     if saved is None and args.init:
@@ -551,169 +723,54 @@ def train(args: Args, given: set[str] | None = None) -> dict:
         int(x) for x in np.random.SeedSequence([args.seed, state["segment"]]).generate_state(3, np.uint32)
     )
     generator = torch.Generator().manual_seed(sampling_seed)
-
-    B, T = args.num_envs, args.num_steps
-    update_threads = args.update_threads or available_cpus()
-    self_games, mix, pool_chance = split_opponents(args.opponents, B)
     past = PastSelves(args.pool_size, pool_seed)
-    streams: list = []
-    if self_games:
-        streams.append(SelfPlayStream(rules, self_games, args.episode, args.reward, games_seed))
-    if self_games < B:
-        fixed = LearnerStream(rules, B - self_games, mix, args.episode, args.reward, games_seed + self_games)
-        if pool_chance:
-            for weights in saved["pool"] if saved is not None else [policy.state_dict()]:
-                past.add(policy, weights)
-            fixed.games.set_pool([past], pool_chance, label="past")
-        streams.append(fixed)
-    offsets = np.cumsum([0] + [st.num_envs for st in streams])
-    S = int(policy.observation_space.shape[0])
-    buf_obs = torch.zeros((T * B, S))
-    step_moves: list[tuple[torch.Tensor, torch.Tensor]] = [None] * T  # each step's legal ids and validity
-    buf_choice = torch.zeros(T * B, dtype=torch.long)  # the position of the action among its legal moves
-    buf_logp = torch.zeros(T * B)
-    buf_values = np.zeros(T * B)
+    streams = make_streams(rules, args, policy, past, saved, games_seed)
     hand_weights = hand_potential_weights(rules, args.shaping)
-    eval_names = [n for n in args.eval_opponents.split(",") if n.strip()]
-    eval_path = run_dir / "eval.csv"
-    if not eval_path.exists():
-        with eval_path.open("w", newline="") as f:
-            csv.writer(f).writerow(
-                ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
-            )
-
-    def log_eval() -> None:
-        policy.set_training_mode(False)
-        torch.set_num_threads(args.rollout_threads)
-        rows = []
-        for k, opp in enumerate(eval_names):
-            wins, n, unfinished = evaluate(policy, rules, opp, args.eval_games, seed=10_000 * (k + 1))
-            lo, hi = wilson(wins, n)
-            rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi, unfinished])
-            print(
-                f"  eval vs {opp}: {wins / n:.3f} [{lo:.3f}, {hi:.3f}] of {n} games ({unfinished} unfinished)",
-                flush=True,
-            )
-        with eval_path.open("a", newline="") as f:
-            csv.writer(f).writerows(rows)
 
     def save() -> None:
         save_checkpoint(run_dir / "checkpoint.pt", policy, optimizer, state, [m.state_dict() for m in past.members])
         save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], args)
 
     budget = args.minutes * 60 if args.minutes is not None else math.inf
-    print(f"run: {run_dir}; PPO vs {args.opponents}, {B} games x {T} steps per rollout", flush=True)
-    clock = time.perf_counter()
-    start_elapsed = state["elapsed"]
-    last_save = clock
+    steps = args.num_envs * args.num_steps
+    print(f"run: {run_dir}; PPO vs {args.opponents}, {args.num_envs} games x {args.num_steps} steps per rollout")
+    sys.stdout.flush()
+    clock = last_save = time.perf_counter()
+    start_elapsed, first_step = state["elapsed"], state["timesteps"]
     timing = {"rollout": 0.0, "update": 0.0}
-    first_step = state["timesteps"]
     while state["timesteps"] < args.total_timesteps and state["elapsed"] < budget:
         if args.eval_every and state["timesteps"] >= state["next_eval"]:
-            log_eval()
+            log_evaluation(policy, rules, args, state, run_dir / "eval.csv")
             state["next_eval"] = state["timesteps"] + args.eval_every
-        # 1. rollout
         t0 = time.perf_counter()
         policy.set_training_mode(False)
         torch.set_num_threads(args.rollout_threads)
-
-        def value_of(obs):
-            with torch.no_grad():
-                return args.gamma * value_only(policy, torch.as_tensor(obs)).numpy()
-
-        for stream in streams:
-            stream.begin(T)
-        with torch.no_grad():
-            head = head_weights(policy)
-        for t in range(T):
-            seen = [stream.observe() for stream in streams]
-            obs = np.concatenate([o for o, _ in seen]) if len(seen) > 1 else seen[0][0]
-            masks = np.concatenate([m for _, m in seen]) if len(seen) > 1 else seen[0][1]
-            rows = slice(t * B, (t + 1) * B)
-            obs_t = torch.as_tensor(obs)
-            ids, valid = step_moves[t] = legal_moves(masks)
-            with torch.no_grad():
-                log_probs, values = policy_and_value(policy, obs_t, ids, valid, head)
-                chosen = sample(log_probs, generator)[:, None]
-                actions = ids.gather(1, chosen).squeeze(1).numpy()
-            buf_obs[rows] = obs_t
-            buf_choice[rows] = chosen.squeeze(1)
-            buf_logp[rows] = log_probs.gather(1, chosen).squeeze(1)
-            buf_values[rows] = values.numpy()
-            for stream, start in zip(streams, offsets, strict=False):
-                stream.step(actions[start : start + stream.num_envs], value_of)
-        # 2. advantages, stream by stream (each has its own successor links)
-        potential = (buf_obs @ hand_weights).numpy()
-        advantages = np.zeros(T * B)
-        for stream, start in zip(streams, offsets, strict=False):
-            w = stream.num_envs
-            ended, next_index = stream.ended, stream.next_index
-            values_s, potential_s = column_block(buf_values, start, w, T), column_block(potential, start, w, T)
-            boot_values, boot_potential = np.zeros(T * w), np.zeros(T * w)
-            for index, obs in stream.pending():
-                obs_t = torch.as_tensor(obs)
-                with torch.no_grad():
-                    boot_values[index] = value_only(policy, obs_t).numpy()
-                boot_potential[index] = (obs_t @ hand_weights).numpy()
-            # potential-based shaping: r + γ Φ(s') - Φ(s), Φ = 0 after the episode's end
-            following = np.where(next_index >= 0, potential_s[np.maximum(next_index, 0)], boot_potential)
-            rewards = stream.rewards + args.gamma * np.where(ended, 0.0, following) - potential_s
-            adv = gae(rewards, values_s, ended, next_index, boot_values, args.gamma, args.gae_lambda, w)
-            advantages.reshape(T, B)[:, start : start + w] = adv.reshape(T, w)
-        returns = torch.as_tensor(advantages + buf_values, dtype=torch.float32)
-        adv_t = torch.as_tensor(advantages, dtype=torch.float32)
+        rollout = collect(policy, streams, args.num_steps, generator, args.gamma)
+        adv = advantages(policy, rollout, streams, hand_weights, args)
         t1 = time.perf_counter()
-        # 3. update
         policy.set_training_mode(True)
-        torch.set_num_threads(update_threads)
-        width = max(ids.shape[1] for ids, _ in step_moves)
-        all_ids = torch.cat([torch.nn.functional.pad(ids, (0, width - ids.shape[1])) for ids, _ in step_moves])
-        all_valid = torch.cat([torch.nn.functional.pad(v, (0, width - v.shape[1])) for _, v in step_moves])
-        stats = []
-        for _ in range(args.update_epochs):
-            order = torch.randperm(T * B, generator=generator)
-            for mb in order.split(args.minibatch_size):
-                ids, valid = all_ids[mb], all_valid[mb]
-                log_probs, values = policy_and_value(policy, buf_obs[mb], ids, valid)
-                new_logp = log_probs.gather(1, buf_choice[mb, None]).squeeze(1)
-                ratio = (new_logp - buf_logp[mb]).exp()
-                a = adv_t[mb]
-                a = (a - a.mean()) / (a.std() + 1e-8)
-                pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
-                v_loss = 0.5 * ((values - returns[mb]) ** 2).mean()
-                entropy = masked_entropy(log_probs, valid).mean()
-                loss = pg_loss + args.vf_coef * v_loss - args.ent_coef * entropy
-                optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
-                optimizer.step()
-                with torch.no_grad():
-                    clipped = ((ratio - 1).abs() > args.clip_coef).float().mean()
-                stats.append([pg_loss.item(), v_loss.item(), entropy.item(), clipped.item()])
+        torch.set_num_threads(args.update_threads or available_cpus())
+        _, value_loss, entropy, clipped = update(policy, optimizer, rollout, adv, args, generator)
         t2 = time.perf_counter()
         timing["rollout"] += t1 - t0
         timing["update"] += t2 - t1
-        state["timesteps"] += T * B
-        now = time.perf_counter()
-        state["elapsed"] = start_elapsed + now - clock
-        pg, vl, ent, clip = np.mean(stats, axis=0)
-        returns_text = "  ".join(
-            f"return {stream.label} {np.mean(stream.ended_returns[-500:] or [np.nan]):+.3f}" for stream in streams
-        )
+        state["timesteps"] += steps
+        state["elapsed"] = start_elapsed + t2 - clock
+        returns = "  ".join(f"return {s.label} {np.mean(s.ended_returns[-500:] or [np.nan]):+.3f}" for s in streams)
         print(
             f"{state['timesteps']:>10,} steps {state['elapsed'] / 60:6.1f} min  "
-            f"{T * B / (t2 - t0):7.0f} steps/s (rollout {t1 - t0:.2f} s, update {t2 - t1:.2f} s)  "
-            f"{returns_text}  value loss {vl:.4f}  entropy {ent:.3f}  clipped {clip:.3f}",
+            f"{steps / (t2 - t0):7.0f} steps/s (rollout {t1 - t0:.2f} s, update {t2 - t1:.2f} s)  "
+            f"{returns}  value loss {value_loss:.4f}  entropy {entropy:.3f}  clipped {clipped:.3f}",
             flush=True,
         )
-        if pool_chance and state["timesteps"] >= state["next_snapshot"]:
+        if past.members and state["timesteps"] >= state["next_snapshot"]:
             past.add(policy)
             state["next_snapshot"] = state["timesteps"] + args.pool_every
-        if now - last_save >= args.checkpoint_minutes * 60:
+        if t2 - last_save >= args.checkpoint_minutes * 60:
             save()
-            last_save = now
+            last_save = t2
     if args.eval_every:
-        log_eval()
+        log_evaluation(policy, rules, args, state, run_dir / "eval.csv")
     save()
     print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / 'checkpoint.pt'}", flush=True)
     return {
