@@ -37,12 +37,13 @@ from .networks import DEFAULT_ADVICE_SCALE  # noqa: F401  (re-exported)
 def make_advisor(name: str, rules, seed: int | None):
     """The advisor agent ``name`` (a registered agent of ``agents.make``, not a file) for
     ``rules``; ``ValueError`` if unknown."""
-    import agents
+    # the registry itself, not the package that fills it (``agents`` imports this module)
+    from yaniv_env.core.policies import make_policy, policy_names
 
-    if not isinstance(name, str) or name not in agents.names():
-        raise ValueError(f"advisor {name!r} is not a registered agent; agents: {', '.join(agents.names())}")
+    if not isinstance(name, str) or name not in policy_names():
+        raise ValueError(f"advisor {name!r} is not a registered agent; agents: {', '.join(policy_names())}")
     try:
-        return agents.make(name, seed=seed, rules=rules)
+        return make_policy(name, seed=seed, rules=rules)
     except (KeyError, ValueError, TypeError) as e:
         raise ValueError(f"advisor {name!r} cannot be made for rules {rules.name!r}: {e}") from None
 

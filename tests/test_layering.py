@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import import_graph
 import pytest
+from import_graph import circles
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What a package's modules must never import (directly or through others).
@@ -268,7 +270,8 @@ def test_scalar_yaniv_never_needs_the_batched_package():
     # the scalar engine is the reference: nothing of it imports the batched engine, even in a function
     batched = "yaniv_env.yaniv.batched"
     scalar = [m for m in _modules("yaniv_env.yaniv") if not m.startswith(batched)]
-    bad = {m: sorted(t for t in _imports_of(m) if t == batched or t.startswith(batched + ".")) for m in scalar}
+    arrows = import_graph.graph(["yaniv_env"])
+    bad = {m: sorted(t for t in arrows[m] if t == batched or t.startswith(batched + ".")) for m in scalar}
     assert not {m: t for m, t in bad.items() if t}, bad
     _run(
         "import sys, importlib"
@@ -278,72 +281,11 @@ def test_scalar_yaniv_never_needs_the_batched_package():
     )
 
 
-def _source(module: str) -> tuple[Path, bool]:
-    base = ROOT / module.replace(".", "/")
-    return (base / "__init__.py", True) if (base / "__init__.py").is_file() else (base.with_suffix(".py"), False)
-
-
-def _is_module(name: str) -> bool:
-    base = ROOT / name.replace(".", "/")
-    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
-
-
-def _imports_of(module: str) -> set[str]:
-    """The modules of this repository that ``module`` imports anywhere (functions included):
-    ``from P import m`` of a submodule ``m`` counts as ``P.m``, any other name as ``P``."""
-    import ast
-
-    path, is_pkg = _source(module)
-    package = module.split(".") if is_pkg else module.split(".")[:-1]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = ".".join(package[: len(package) - node.level + 1] if node.level else [])
-            target = ".".join(p for p in (base, node.module or "") if p)
-            for alias in node.names:
-                sub = f"{target}.{alias.name}"
-                found.add(sub if _is_module(sub) else target)
-    return {name for name in found if _is_module(name)}
-
-
-def _cycles(package: str) -> list[list[str]]:
-    """The import circles among ``package``'s modules (strongly connected components of more
-    than one module, or a module importing itself), by Tarjan's algorithm."""
-    modules = [m for m in _modules(package)]
-    graph = {m: sorted(t for t in _imports_of(m) if t in modules and t != m) for m in modules}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for m in modules:
-        if m not in index:
-            visit(m)
-    return found
+def _cycles(package: str, root: Path = ROOT) -> list[list[str]]:
+    """The import circles among ``package``'s modules (function-level imports included)."""
+    arrows = import_graph.graph([package.split(".")[0]], root)
+    inside = {m: {t for t in ts if t == package or t.startswith(package + ".")} for m, ts in arrows.items()}
+    return circles({m: ts for m, ts in inside.items() if m == package or m.startswith(package + ".")})
 
 
 def test_cycle_finder_finds_a_circle(tmp_path, monkeypatch):
@@ -353,17 +295,14 @@ def test_cycle_finder_finds_a_circle(tmp_path, monkeypatch):
     (pkg / "a.py").write_text("from . import b\n")
     (pkg / "b.py").write_text("def f():\n    from .a import g\n")
     (pkg / "c.py").write_text("from .b import f\n")
-    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    assert _cycles("circle_pkg") == [["circle_pkg.a", "circle_pkg.b"]]
+    assert _cycles("circle_pkg", tmp_path) == [["circle_pkg.a", "circle_pkg.b"]]
 
 
-#: Packages whose modules must import each other without circles. ``agents`` (a circle
-#: through its ``__init__``, ``advice`` and ``trained``) and ``training`` (two) join when
-#: their own restructuring (issue 34, points 1 and 3) has removed them.
-ACYCLIC = ("yaniv_env",)
+#: Packages whose modules must import each other without circles.
+ACYCLIC = ("yaniv_env", "agents", "training")
 
 
 @pytest.mark.parametrize("package", ACYCLIC)
 def test_no_import_circle_inside_a_package(package):
-    circles = _cycles(package)
-    assert not circles, f"import circles in {package} (function-level imports included): {circles}"
+    found = _cycles(package)
+    assert not found, import_graph.say(found)
