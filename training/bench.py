@@ -20,9 +20,9 @@ row                         what runs
                             ``yaniv train``'s policies use
 ==========================  ================================================================
 
-Lean PPO rows (:mod:`training.ppo`, the same ``--ppo-timesteps``, its defaults: 256 games
-x 32 steps per rollout, two 128-unit layers, the legal moves scored, 2 epochs of minibatches
-of 2,048, ``--ppo-threads`` torch threads in the update): against ``random`` opponents (the
+Lean PPO rows (:mod:`training.ppo`, the same ``--ppo-timesteps``, its default recipe
+(:class:`training.ppo.Args`: rollout, network and update sizes), ``--ppo-threads`` torch
+threads in the update): against ``random`` opponents (the
 MaskablePPO rows' environment), against ``heuristic`` opponents, and in self-play (one
 network at every seat of :class:`yaniv_env.yaniv.batched.envs.BatchedSelfPlay`), each with its
 floating-point operations per learner step (:func:`training.ppo.flops_per_step`). The

@@ -92,15 +92,15 @@ class Args:
     """Adam learning rate."""
     gamma: float = 0.995
     """Discount per decision of a seat."""
-    gae_lambda: float = 0.95
-    """GAE lambda."""
-    update_epochs: int = 2
+    gae_lambda: float = 0.5
+    """GAE lambda (low: advantages lean on the critic, see the learning notes)."""
+    update_epochs: int = 4
     """Passes over each rollout."""
-    minibatch_size: int = 2048
+    minibatch_size: int = 1024
     """Decisions per gradient step."""
     clip_coef: float = 0.2
     """PPO clipping range."""
-    ent_coef: float = 0.01
+    ent_coef: float = 0.03
     """Entropy bonus coefficient."""
     vf_coef: float = 0.5
     """Value loss coefficient."""
