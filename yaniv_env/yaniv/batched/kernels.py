@@ -370,22 +370,12 @@ def legal_list(st, tb, b, out):
 @njit(cache=True, inline="always")
 def _legal_discards(st, tb, b, out):
     """``engine.legal_actions`` at a discard, in this order (random play picks by position):
-    the singles and runs suit by suit, Yaniv when the hand allows it, then the sets."""
+    a joker, then suit by suit its single cards and runs, Yaniv when the hand allows it,
+    then the sets (:func:`_legal_sets`)."""
     g, hands, hand_len = st[0], st[4], st[5]
+    R = tb.rules
     p = g[b, G_CURRENT]
     hand = hands[b, p]
-    c, value = _legal_singles_and_runs(tb, hand, hand_len[b, p], out)
-    if value <= tb.rules[R_CALL_MAX]:
-        out[c] = CALL_YANIV
-        c += 1
-    return _legal_sets(tb, hand, out, c)
-
-
-@njit(cache=True, inline="always")
-def _legal_singles_and_runs(tb, hand, size, out):
-    """The single cards and the runs of ``hand`` (``size`` cards) into ``out``, a joker
-    first, then suit by suit; returns ``(count, the hand's value)``."""
-    R = tb.rules
     c = 0
     value = 0
     held_jokers = np.int64(hand[JOKER])
@@ -393,8 +383,9 @@ def _legal_singles_and_runs(tb, hand, size, out):
         out[c] = tb.single_id[JOKER]
         c += 1
     run_min = R[R_RUN_MIN]
-    runs = size >= run_min
+    runs = hand_len[b, p] >= run_min
     jokers = min(held_jokers, R[R_MAX_RUN_JOKERS])
+    run_max = R[R_RUN_MAX]
     for suit in range(NUM_SUITS):
         # one pass over the suit: value, singles and the ranks held, then its runs
         mask = 0
@@ -406,47 +397,42 @@ def _legal_singles_and_runs(tb, hand, size, out):
                 out[c] = tb.single_id[k]
                 c += 1
                 mask |= 1 << r
-        if runs and _popcount(mask) + jokers >= run_min:
-            c = _legal_runs(tb, suit, mask, jokers, out, c)
-    return c, value
+        if not runs or _popcount(mask) + jokers < run_min:
+            continue
+        for length in range(run_min, run_max + 1):
+            full = (1 << length) - 1
+            for low in range(NUM_RANKS - length + 1):
+                present = (mask >> low) & full
+                if present == 0:
+                    continue
+                missing = full & ~present
+                if _popcount(missing) > jokers:
+                    continue
+                # joker masks: the missing ranks plus any subset of the present ones
+                sub = present
+                while True:
+                    jm = missing | sub
+                    if _popcount(jm) <= jokers:
+                        for end in range(2):
+                            a = tb.run_id[suit, low, length, jm, end]
+                            if a >= 0:
+                                out[c] = a
+                                c += 1
+                    if sub == 0:
+                        break
+                    sub = (sub - 1) & present
+    if value <= R[R_CALL_MAX]:
+        out[c] = CALL_YANIV
+        c += 1
+    return _legal_sets(hand, R, tb.set_start, tb.set_ids, out, c)
 
 
 @njit(cache=True, inline="always")
-def _legal_runs(tb, suit, mask, jokers, out, c):
-    """The runs of ``suit`` with the ranks in ``mask`` and up to ``jokers`` jokers, into
-    ``out`` from ``c``; returns the new count."""
-    R = tb.rules
-    for length in range(R[R_RUN_MIN], R[R_RUN_MAX] + 1):
-        full = (1 << length) - 1
-        for low in range(NUM_RANKS - length + 1):
-            present = (mask >> low) & full
-            if present == 0:
-                continue
-            missing = full & ~present
-            if _popcount(missing) > jokers:
-                continue
-            # joker masks: the missing ranks plus any subset of the present ones
-            sub = present
-            while True:
-                jm = missing | sub
-                if _popcount(jm) <= jokers:
-                    for end in range(2):
-                        a = tb.run_id[suit, low, length, jm, end]
-                        if a >= 0:
-                            out[c] = a
-                            c += 1
-                if sub == 0:
-                    break
-                sub = (sub - 1) & present
-    return c
-
-
-@njit(cache=True, inline="always")
-def _legal_sets(tb, hand, out, c):
+def _legal_sets(hand, R, set_start, set_ids, out, c):
     """The same-rank sets of ``hand`` (with jokers where ``Rules.set_jokers`` lets them
     join at least ``R_SET_JOKER_MIN`` natural cards) into ``out`` from ``c``; returns the
-    new count."""
-    R = tb.rules
+    new count. ``R``, ``set_start``, ``set_ids``: the tables' arrays it reads (handed the
+    whole tables tuple, this helper made random play slower)."""
     base = R[R_DECKS] + 1
     codes = base**NUM_SUITS
     set_width = R[R_SET_JOKERS_MAX] + 1
@@ -470,8 +456,8 @@ def _legal_sets(tb, hand, out, c):
                         for j in range(set_jokers + 1):
                             if natural + j < 2 or (j > 0 and natural < joker_min):
                                 continue
-                            for i in range(tb.set_start[code + j], tb.set_start[code + j + 1]):
-                                out[c] = tb.set_ids[i]
+                            for i in range(set_start[code + j], set_start[code + j + 1]):
+                                out[c] = set_ids[i]
                                 c += 1
     return c
 
