@@ -26,7 +26,7 @@ def _functions(tree: ast.AST, prefix: str = ""):
             if not isinstance(node, ast.ClassDef):
                 yield name, node
             yield from _functions(node, name + ".")
-        else:
+        elif not isinstance(node, ast.expr):  # a def is a statement: no need to search expressions
             yield from _functions(node, prefix)
 
 
