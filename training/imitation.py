@@ -48,70 +48,92 @@ def collect_demonstrations(plan: Plan, seed: int, samples: int | None = None, st
     # one row per decision, in the order taken; the episodes still open when the budget is
     # reached are dropped, so the rows are kept until then (no fixed-size buffer: with many
     # environments and whole-game episodes the open ones hold tens of thousands of rows)
-    obs_rows: list[np.ndarray] = []
-    mask_rows: list[np.ndarray] = []
-    act_rows: list[np.ndarray] = []
+    rows: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "act": []}
     # a searching teacher's candidate first moves and their rollout values (soft targets)
     searching = hasattr(teacher, "searched_values")
+    if searching:
+        rows.update(cand_act=[], cand_value=[])
     width = getattr(teacher, "candidates", 0) + 1  # its plans, plus Yaniv
-    cand_act_rows: list[np.ndarray] = []
-    cand_value_rows: list[np.ndarray] = []
-    ret_buf: list[float] = []
-    episode_of: list[int] = []
-    open_steps: list[list[int]] = [[] for _ in range(n_envs)]
-    open_rewards: list[list[float]] = [[] for _ in range(n_envs)]
-    done_upto, n, episodes = 0, 0, 0
+    episodes = _Episodes(n_envs, args.gamma)
     what = f"{args.pretrain}'s moves" if student is None else f"{args.pretrain}'s moves in the student's games"
     bar = progress_bar(want, args.progress, f"imitation: collecting {what}", "decisions")
     obs = venv.reset()
-    while done_upto < want:
+    while episodes.finished_rows < want:
         masks = np.asarray(venv.env_method("action_masks"), dtype=bool)
         seen = obs[:, :-1] if args.advice else obs  # the teacher sees the environment's observation
         actions = teacher.act_batch(seen, masks)
         if searching:
             cand_act, cand_value = _candidates(teacher.searched_values, n_envs, width)
-            cand_act_rows.append(cand_act)
-            cand_value_rows.append(cand_value)
-        obs_rows.append(np.asarray(obs, dtype=np.float32))
-        mask_rows.append(masks)
-        act_rows.append(np.asarray(actions, dtype=np.int64))
-        for i in range(n_envs):
-            open_steps[i].append(n + i)
-        n += n_envs
-        ret_buf.extend([0.0] * n_envs)
-        episode_of.extend([0] * n_envs)
+            rows["cand_act"].append(cand_act)
+            rows["cand_value"].append(cand_value)
+        rows["obs"].append(np.asarray(obs, dtype=np.float32))
+        rows["mask"].append(masks)
+        rows["act"].append(np.asarray(actions, dtype=np.int64))
+        episodes.decided()
         played = actions if student is None else student(obs, masks)
         obs, rewards, dones, _ = venv.step(played)
-        for i in range(n_envs):
-            open_rewards[i].append(float(rewards[i]))
-            if dones[i]:
-                g = 0.0
-                for idx, r in zip(reversed(open_steps[i]), reversed(open_rewards[i]), strict=True):
-                    g = r + args.gamma * g
-                    ret_buf[idx] = g
-                    episode_of[idx] = episodes
-                episodes += 1
-                done_upto += len(open_steps[i])
-                if bar is not None:
-                    bar.update(min(len(open_steps[i]), want - bar.n))
-                open_steps[i], open_rewards[i] = [], []
+        for length in episodes.rewarded(rewards, dones):
+            if bar is not None:
+                bar.update(min(length, want - bar.n))
     venv.close()
     if bar is not None:
         bar.close()
-    finished = np.ones(n, dtype=bool)
-    for steps in open_steps:  # episodes cut by the sample budget are dropped
-        finished[steps] = False
-    keep = np.flatnonzero(finished)
-    rows = {"obs": obs_rows, "mask": mask_rows, "act": act_rows}
-    if searching:
-        rows.update(cand_act=cand_act_rows, cand_value=cand_value_rows)
+    keep = episodes.finished()
     data = {k: np.concatenate(v)[keep] for k, v in rows.items()}
     data.setdefault("cand_act", None)
     data.setdefault("cand_value", None)
-    data["ret"] = np.asarray(ret_buf, dtype=np.float32)[keep]
-    data["episode"] = np.asarray(episode_of, dtype=np.int64)[keep]
-    data.update(episodes=episodes, collect_seconds=time.time() - t0)
+    data["ret"] = np.asarray(episodes.returns, dtype=np.float32)[keep]
+    data["episode"] = np.asarray(episodes.episode_of, dtype=np.int64)[keep]
+    data.update(episodes=episodes.count, collect_seconds=time.time() - t0)
     return data
+
+
+class _Episodes:
+    """The episodes of the collected decisions, one row per decision in the order taken
+    (a row per environment at each step): each row's discounted return and episode number,
+    known once its episode ends."""
+
+    def __init__(self, n_envs: int, gamma: float):
+        self.gamma = gamma
+        self.returns: list[float] = []
+        self.episode_of: list[int] = []
+        self.open_steps: list[list[int]] = [[] for _ in range(n_envs)]  # rows of each env's open episode
+        self.open_rewards: list[list[float]] = [[] for _ in range(n_envs)]
+        self.count = 0  # episodes finished
+        self.finished_rows = 0  # rows of the finished episodes
+
+    def decided(self) -> None:
+        """Every environment took a decision: a row each."""
+        n = len(self.returns)
+        for i, steps in enumerate(self.open_steps):
+            steps.append(n + i)
+        self.returns.extend([0.0] * len(self.open_steps))
+        self.episode_of.extend([0] * len(self.open_steps))
+
+    def rewarded(self, rewards, dones) -> list[int]:
+        """The step's rewards and ends; returns the lengths of the episodes it ended, in
+        environment order (their rows now have returns and an episode number)."""
+        ended = []
+        for i, (steps, got) in enumerate(zip(self.open_steps, self.open_rewards, strict=True)):
+            got.append(float(rewards[i]))
+            if dones[i]:
+                g = 0.0
+                for idx, r in zip(reversed(steps), reversed(got), strict=True):
+                    g = r + self.gamma * g
+                    self.returns[idx] = g
+                    self.episode_of[idx] = self.count
+                self.count += 1
+                self.finished_rows += len(steps)
+                ended.append(len(steps))
+                self.open_steps[i], self.open_rewards[i] = [], []
+        return ended
+
+    def finished(self) -> np.ndarray:
+        """The rows of the finished episodes (those cut by the sample budget are dropped)."""
+        finished = np.ones(len(self.returns), dtype=bool)
+        for steps in self.open_steps:
+            finished[steps] = False
+        return np.flatnonzero(finished)
 
 
 def _candidates(searched_values: dict, n_envs: int, width: int) -> tuple[np.ndarray, np.ndarray]:

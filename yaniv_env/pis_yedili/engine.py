@@ -277,7 +277,33 @@ def from_position(
     A position where the player must draw and cannot ends the deal at once (stock-out).
     """
     s = _empty_state(rules, generator(seed, rng))
-    n = rules.num_players
+    _place_cards(s, hands, top, discard, stock, deal_index)
+    _place_players(s, current, direction, dealer, scores)
+    if not 0 <= deal_index < rules.deals:
+        raise ValueError(f"deal_index: {deal_index} is not a deal 0..{rules.deals - 1}")
+    s.deal_index = deal_index
+    if not isinstance(drawn, int) or drawn < 0:
+        raise ValueError(f"drawn: must be an int ≥ 0, got {drawn!r}")
+    phase = _place_top(s, top, suit, pending_sevens, ace_follow, discard, drawn)
+    s.pending_sevens = pending_sevens
+    s.current, s.phase, s.drawn = current, phase, drawn
+    s.deal_turns = 1
+    _check_stuck(s)
+    return s
+
+
+def _place_cards(
+    s: State,
+    hands: Sequence[Sequence[int]],
+    top: int | None,
+    discard: Sequence[int],
+    stock: Sequence[int] | None,
+    deal_index: int,
+) -> None:
+    """:func:`from_position`'s hands and stock: with the top card and the discard pile,
+    every card of the deck exactly once (the default stock: the cards left, shuffled by the
+    deal's stream)."""
+    n = s.num_players
     if len(hands) != n:
         raise ValueError(f"hands: {len(hands)} hands given for {n} players")
     s.hands = [[int(k) for k in h] for h in hands]
@@ -297,6 +323,12 @@ def from_position(
         raise ValueError(f"stock: must hold exactly the cards placed nowhere else: {cards_name(rest)}")
     s.stock = [int(k) for k in stock]
     s.masks = [_mask(h) for h in s.hands]
+
+
+def _place_players(s: State, current: int, direction: int, dealer: int | None, scores: Sequence[int] | None) -> None:
+    """:func:`from_position`'s direction of play, dealer (default: the seat before
+    ``current``) and scores."""
+    n = s.num_players
     if not (isinstance(current, int) and 0 <= current < n):
         raise ValueError(f"current: seat {current!r} is not a seat 0..{n - 1}")
     if direction not in (1, -1):
@@ -309,46 +341,48 @@ def from_position(
         if len(scores) != n:
             raise ValueError(f"scores: {len(scores)} scores for {n} players")
         s.scores = [int(v) for v in scores]
-    if not 0 <= deal_index < rules.deals:
-        raise ValueError(f"deal_index: {deal_index} is not a deal 0..{rules.deals - 1}")
-    s.deal_index = deal_index
-    if not isinstance(drawn, int) or drawn < 0:
-        raise ValueError(f"drawn: must be an int ≥ 0, got {drawn!r}")
+
+
+def _place_top(
+    s: State,
+    top: int | None,
+    suit: int | None,
+    pending_sevens: int,
+    ace_follow: bool,
+    discard: Sequence[int],
+    drawn: int,
+) -> int:
+    """:func:`from_position`'s discard pile, top card and suit in force; returns the phase
+    they put ``current`` in (the opening without a top card)."""
     if top is None:
         if discard or suit is not None or pending_sevens or ace_follow:
             raise ValueError("top=None is the opening: no discard, suit, pending_sevens or ace_follow")
-        phase = OPENING
+        return OPENING
+    top = int(top)
+    s.discard = [int(k) for k in discard] + [top]
+    s.top = top
+    if RANK[top] == JACK:
+        if suit is None or not 0 <= suit < 4:
+            raise ValueError(f"suit: a Jack on top needs the suit it named (0..3), got {suit!r}")
+        s.suit = suit
     else:
-        top = int(top)
-        s.discard = [int(k) for k in discard] + [top]
-        s.top = top
-        if RANK[top] == JACK:
-            if suit is None or not 0 <= suit < 4:
-                raise ValueError(f"suit: a Jack on top needs the suit it named (0..3), got {suit!r}")
-            s.suit = suit
-        else:
-            if suit is not None and suit != SUIT[top]:
-                raise ValueError(f"suit: on {card_name(top)} the suit in force is {SUIT_SYMBOLS[SUIT[top]]}")
-            s.suit = SUIT[top]
-        phase = PLAY
-        if pending_sevens:
-            if RANK[top] != SEVEN or not 1 <= pending_sevens <= 4:
-                got = f"{pending_sevens} on {card_name(top)}"
-                raise ValueError(f"pending_sevens: 1..4 sevens need a 7 on top, got {got}")
-            if ace_follow or drawn:
-                raise ValueError("pending_sevens: a player facing sevens has neither drawn nor played an Ace")
-            phase = SEVEN_PHASE
-        elif ace_follow:
-            if RANK[top] != ACE or drawn:
-                raise ValueError(f"ace_follow: needs an Ace on top and no draws, got {card_name(top)}")
-            if rules.ace_follow != "optional":
-                raise ValueError("ace_follow: the ACE phase exists only with Rules.ace_follow='optional'")
-            phase = ACE_PHASE
-    s.pending_sevens = pending_sevens
-    s.current, s.phase, s.drawn = current, phase, drawn
-    s.deal_turns = 1
-    _check_stuck(s)
-    return s
+        if suit is not None and suit != SUIT[top]:
+            raise ValueError(f"suit: on {card_name(top)} the suit in force is {SUIT_SYMBOLS[SUIT[top]]}")
+        s.suit = SUIT[top]
+    if pending_sevens:
+        if RANK[top] != SEVEN or not 1 <= pending_sevens <= 4:
+            got = f"{pending_sevens} on {card_name(top)}"
+            raise ValueError(f"pending_sevens: 1..4 sevens need a 7 on top, got {got}")
+        if ace_follow or drawn:
+            raise ValueError("pending_sevens: a player facing sevens has neither drawn nor played an Ace")
+        return SEVEN_PHASE
+    if ace_follow:
+        if RANK[top] != ACE or drawn:
+            raise ValueError(f"ace_follow: needs an Ace on top and no draws, got {card_name(top)}")
+        if s.rules.ace_follow != "optional":
+            raise ValueError("ace_follow: the ACE phase exists only with Rules.ace_follow='optional'")
+        return ACE_PHASE
+    return PLAY
 
 
 # -- legal moves ----------------------------------------------------------------------

@@ -54,6 +54,10 @@ class _Quit(Exception):
     pass
 
 
+class _BadOpponent(Exception):
+    """An opponent that cannot be seated (the message says why)."""
+
+
 def _error(message: str) -> int:
     """Report a bad argument or an unreadable file on one line of stderr: exit code 2."""
     print(f"yaniv play: {message}", file=sys.stderr)
@@ -169,7 +173,6 @@ def play(
     objects, seated in order at the other seats; ``.zip`` checkpoints only with ``trust``).
     Returns the exit code: 0 (game over, or left with ``q`` / end of input), 130 (Ctrl-C) or
     2 (bad arguments, or a model file that cannot be read: one line on stderr)."""
-    from ..core.policies import make_policy
     from ..yaniv.aec import raw_env
 
     n = 1 + len(opponents)
@@ -185,70 +188,19 @@ def play(
         return _error(f"--seat must be between 0 and {n - 1} for {n} players, got {seat}")
     if seed is None:
         seed = secrets.randbelow(2**31)
-    others = [s for s in range(n) if s != seat]
-    labels = ["you"] * n
-    policies: dict[int, object] = {}
-    for s, spec in zip(others, opponents, strict=True):
-        if isinstance(spec, str):
-            try:
-                options = {"trusted": True} if trust and spec.endswith(".zip") else {}
-                policies[s] = make_policy(spec, seed=agent_seed(seed, s), rules=rules, **options)
-            except (OSError, ValueError) as e:
-                return _error(file_error(e))
-            except ImportError as e:
-                return _error(f"agent {spec!r} is registered but could not be loaded ({e}); try another one")
-            labels[s] = spec
-        else:
-            policies[s] = spec
-            labels[s] = getattr(spec, "name", type(spec).__name__)
+    try:
+        policies, labels = _seat_opponents(opponents, seat, rules, seed, trust)
+    except _BadOpponent as e:
+        return _error(str(e))
     env = raw_env(rules=rules, num_players=n, render_mode="ansi")
     env.reset(seed=seed)
-    me = env.possible_agents[seat]
-    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
-    table = env.table
     print_fn(f"Yaniv, {rules.name} rules, {n} players, seed {seed}.")
-    print_fn(f"You are {me}. " + ", ".join(f"player_{s} = {labels[s]}" for s in others) + ".")
+    others = ", ".join(f"player_{s} = {labels[s]}" for s in policies)
+    print_fn(f"You are {env.possible_agents[seat]}. {others}.")
     print_fn("Answer with a move's number (or its name); q quits.")
     steps: list[list] = []
-    last_rr = None
-    rounds = 0
-    out_noted = False
-    last_drawn: dict[int, int] = {}  # seat -> the card it drew last this round
     try:
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                if agent == me and not out_noted and env.game.phase != GAME_OVER:
-                    print_fn("You are out of the game; the others play on.")
-                    out_noted = True
-                steps.append([agent, None])
-                env.step(None)
-                continue
-            s = seat_of[agent]
-            if agent == me:
-                action = _ask(env, seat, table, input_fn, print_fn)
-            else:
-                action = int(policies[s].act(obs["observation"], obs["action_mask"]))
-                print_fn(f"  {agent} ({labels[s]}): {table.name(action)}")
-            steps.append([agent, action])
-            drawing = env.game.phase == DRAW
-            before = list(env.game.hands[s]) if drawing else None
-            env.step(action)
-            rr = env.infos[agent].get("round_result")
-            new_round = rr is not None and rr is not last_rr
-            if drawing:  # the card drawn is in the hand now, or in the hand revealed at the round's end
-                added = _added(before, rr.hands[s] if new_round else env.game.hands[s])
-                if added:
-                    last_drawn[s] = added[0]
-                    if agent == me and action == DRAW_STOCK and not new_round:
-                        print_fn(f"You drew {hand_name(added)}.")
-            if new_round:
-                last_rr = rr
-                rounds += 1
-                print_fn("")
-                for line in _round_summary(rr, rounds, labels, last_drawn):
-                    print_fn(line)
-                last_drawn = {}
+        _play_moves(env, seat, policies, labels, steps, input_fn, print_fn)
     except (_Quit, EOFError, KeyboardInterrupt) as e:
         message = {
             _Quit: "You left the game.",
@@ -259,16 +211,94 @@ def play(
         if record:
             _save(record, make_record(rules, n, seed, steps, env.game, labels=labels, complete=False), print_fn)
         return 130 if isinstance(e, KeyboardInterrupt) else 0
-    g = env.game
+    _print_ranking(env.game, labels, seat, print_fn)
+    if record and not _save(record, make_record(rules, n, seed, steps, env.game, labels=labels), print_fn):
+        return 1
+    return 0
+
+
+def _seat_opponents(opponents: Sequence, seat: int, rules: Rules, seed: int, trust: bool):
+    """The opponents' policies by seat (the seats other than ``seat``, in order) and every
+    seat's label (``you`` at ``seat``); :class:`_BadOpponent` for one that cannot be made."""
+    from ..core.policies import make_policy
+
+    n = 1 + len(opponents)
+    labels = ["you"] * n
+    policies: dict[int, object] = {}
+    for s, spec in zip([s for s in range(n) if s != seat], opponents, strict=True):
+        if isinstance(spec, str):
+            try:
+                options = {"trusted": True} if trust and spec.endswith(".zip") else {}
+                policies[s] = make_policy(spec, seed=agent_seed(seed, s), rules=rules, **options)
+            except (OSError, ValueError) as e:
+                raise _BadOpponent(file_error(e)) from None
+            except ImportError as e:
+                raise _BadOpponent(
+                    f"agent {spec!r} is registered but could not be loaded ({e}); try another one"
+                ) from None
+            labels[s] = spec
+        else:
+            policies[s] = spec
+            labels[s] = getattr(spec, "name", type(spec).__name__)
+    return policies, labels
+
+
+def _play_moves(env, seat: int, policies: dict, labels: list[str], steps: list[list], input_fn, print_fn) -> None:
+    """Play the game to its end: ask for the moves at ``seat``, play the policies' at the
+    others and show them, tell the card drawn from the stock and sum up each round;
+    ``steps`` receives every ``[agent, action]`` played (the record's steps)."""
+    me = env.possible_agents[seat]
+    seat_of = {a: i for i, a in enumerate(env.possible_agents)}
+    table = env.table
+    last_rr = None
+    rounds = 0
+    out_noted = False
+    last_drawn: dict[int, int] = {}  # seat -> the card it drew last this round
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            if agent == me and not out_noted and env.game.phase != GAME_OVER:
+                print_fn("You are out of the game; the others play on.")
+                out_noted = True
+            steps.append([agent, None])
+            env.step(None)
+            continue
+        s = seat_of[agent]
+        if agent == me:
+            action = _ask(env, seat, table, input_fn, print_fn)
+        else:
+            action = int(policies[s].act(obs["observation"], obs["action_mask"]))
+            print_fn(f"  {agent} ({labels[s]}): {table.name(action)}")
+        steps.append([agent, action])
+        drawing = env.game.phase == DRAW
+        before = list(env.game.hands[s]) if drawing else None
+        env.step(action)
+        rr = env.infos[agent].get("round_result")
+        new_round = rr is not None and rr is not last_rr
+        if drawing:  # the card drawn is in the hand now, or in the hand revealed at the round's end
+            added = _added(before, rr.hands[s] if new_round else env.game.hands[s])
+            if added:
+                last_drawn[s] = added[0]
+                if agent == me and action == DRAW_STOCK and not new_round:
+                    print_fn(f"You drew {hand_name(added)}.")
+        if new_round:
+            last_rr = rr
+            rounds += 1
+            print_fn("")
+            for line in _round_summary(rr, rounds, labels, last_drawn):
+                print_fn(line)
+            last_drawn = {}
+
+
+def _print_ranking(g, labels: list[str], seat: int, print_fn) -> None:
+    """The final ranking, and the place of the player at ``seat``."""
+    n = len(labels)
     places = ranking(g)
     print_fn("\nGame over" + (" (round limit reached)" if g.game_truncated else "") + ". Final ranking:")
     width = max(len(f"player_{p} ({labels[p]})") for p in range(n))
     for p in sorted(range(n), key=lambda p: (places[p], p)):
         print_fn(f"  {_ordinal(places[p] + 1):>4}  {f'player_{p} ({labels[p]})':<{width}}  {g.scores[p]:>4} points")
     print_fn(f"You finished {_ordinal(places[seat] + 1)} of {n}.")
-    if record and not _save(record, make_record(rules, n, seed, steps, g, labels=labels), print_fn):
-        return 1
-    return 0
 
 
 def _added(before: list[int], after: list[int]) -> list[int]:

@@ -211,31 +211,73 @@ def verify(
     summary = Summary(rules.name, rules.num_players)
     batch = min(batch or auto_batch(games), games)
     eng = BatchedYaniv(rules, num_envs=batch, seed=seed)
-    # One layout per slot (shallow copies: the gather tables are shared): a layout keeps the
-    # card counts and score pieces of the state it last built from (replacing them whole),
-    # which a slot's own layout finds again at its next decision.
-    layout = ObservationLayout(rules)
-    layouts = [copy.copy(layout) for _ in range(batch)]
-    build = [layout.build for layout in layouts]
-    values, low_take = greedy_tables(rules)
-    states = [scalar_game(rules, int(s)) for s in eng.game_seeds]
-    befores = [list(s.scores) for s in states]
-    choices = [_chooser(int(s)).random for s in eng.game_seeds]
-    greedy = [choose() < greedy_share for choose in choices]
+    replay = _Replay(rules, eng, greedy_share)
     started = batch
     slots = list(range(batch))  # the games still playing
-    n = rules.num_players
-    seats = range(n)
-    legal_actions, apply = engine.legal_actions, engine.apply
     step = 0
     while slots:
+        actions = replay.decide(slots, check_all=step % all_seats_every == 0)
+        step += 1
+        res = eng.step(np.array(actions, dtype=np.int64))
+        summary.decisions += len(slots)
+        finished = replay.play(res, actions, slots, summary)
+        if max_decisions is not None and summary.decisions >= max_decisions:
+            break
+        if finished:
+            more = finished[: max(0, games - started)]
+            if more:
+                eng.reset_games(np.array(more, dtype=np.int64))
+                for b in more:
+                    replay.start(b)
+            started += len(more)
+            done = set(finished[len(more) :])
+            if done:
+                slots = [b for b in slots if b not in done]
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+class _Replay:
+    """The scalar games beside the batched engine's slots: each slot's game from its seed,
+    the scores at its round's start and the stream choosing its moves (:func:`_chooser`)."""
+
+    def __init__(self, rules: Rules, eng: BatchedYaniv, greedy_share: float):
+        self.rules, self.eng, self.greedy_share = rules, eng, greedy_share
+        batch = eng.num_envs
+        # One layout per slot (shallow copies: the gather tables are shared): a layout keeps the
+        # card counts and score pieces of the state it last built from (replacing them whole),
+        # which a slot's own layout finds again at its next decision.
+        layout = ObservationLayout(rules)
+        self.build = [copy.copy(layout).build for _ in range(batch)]
+        self.values, self.low_take = greedy_tables(rules)
+        self.states: list = [None] * batch  # slot -> its scalar game, set by start()
+        self.befores: list = [None] * batch
+        self.choices: list = [None] * batch
+        self.greedy: list = [None] * batch
+        for b in range(batch):
+            self.start(b)
+
+    def start(self, b: int) -> None:
+        """Slot ``b``'s game, from its start (the greedy player plays it or not)."""
+        game_seed = int(self.eng.game_seeds[b])
+        self.states[b] = scalar_game(self.rules, game_seed)
+        self.befores[b] = list(self.states[b].scores)
+        self.choices[b] = _chooser(game_seed).random
+        self.greedy[b] = self.choices[b]() < self.greedy_share
+
+    def decide(self, slots: list[int], check_all: bool) -> list[int]:
+        """Check the decision of every slot in ``slots`` against its scalar game (seat, phase,
+        legal moves, the acting seat's observation, every seat's with ``check_all``) and
+        choose its move; returns the moves of the whole batch (0 where nothing plays)."""
+        eng = self.eng
+        batch = eng.num_envs
+        seats = range(eng.num_players)
         masks = eng.legal_masks()
         obs = eng.observations()
-        check_all = step % all_seats_every == 0
-        step += 1
         seat_obs = [eng.observations(np.full(batch, p)) for p in seats] if check_all else None
         current, phase = eng.current.tolist(), eng.phase.tolist()
         cols, starts = _mask_lists(masks)
+        legal_actions, states, build = engine.legal_actions, self.states, self.build
         actions = [0] * batch
         built = []
         others: list[list] = [[] for _ in seats]
@@ -253,17 +295,22 @@ def verify(
                 for p in seats:
                     others[p].append(built[-1] if p == s.current else layout_build(s, p))
             actions[b] = (
-                greedy_pick(np.array(legal), len(legal), values, low_take)
-                if greedy[b]
-                else legal[int(choices[b]() * len(legal))]
+                greedy_pick(np.array(legal), len(legal), self.values, self.low_take)
+                if self.greedy[b]
+                else legal[int(self.choices[b]() * len(legal))]
             )
         index = slots if len(slots) < batch else slice(None)
         _check_observations(eng, states, slots, obs[index], built, None)
         if check_all:
             for p in seats:
                 _check_observations(eng, states, slots, seat_obs[p][index], others[p], [p] * len(slots))
-        res = eng.step(np.array(actions, dtype=np.int64))
-        summary.decisions += len(slots)
+        return actions
+
+    def play(self, res: StepResult, actions: list[int], slots: list[int], summary: Summary) -> list[int]:
+        """Play ``actions`` in the scalar games of ``slots`` and check every round's end and
+        game's ranking against ``res`` (counted in ``summary``); returns the slots whose
+        game ended (their next round is dealt for the others)."""
+        eng, states, apply = self.eng, self.states, engine.apply
         round_over = res.round_over.tolist()
         rewards = _all_rewards(res) if any(round_over) else {}
         finished = []
@@ -275,10 +322,10 @@ def verify(
                 _diverged(eng, b, s, f"round over {round_over[b]} != scalar {over}")
             if over:
                 summary.rounds += 1
-                _check_round(res, b, s, befores[b], eng, rewards)
+                _check_round(res, b, s, self.befores[b], eng, rewards)
                 if s.phase == engine.ROUND_OVER:
                     engine.start_next_round(s)
-                    befores[b] = list(s.scores)
+                    self.befores[b] = list(s.scores)
                 else:
                     finished.append(b)
         if finished:
@@ -289,24 +336,7 @@ def verify(
                 want = engine.ranking(s)
                 if res.places[b].tolist() != want or ranking[b].tolist() != want:
                     _diverged(eng, b, s, f"final ranking {ranking[b]} != {want}")
-        if max_decisions is not None and summary.decisions >= max_decisions:
-            break
-        if finished:
-            more = finished[: max(0, games - started)]
-            if more:
-                eng.reset_games(np.array(more, dtype=np.int64))
-                for b in more:
-                    game_seed = int(eng.game_seeds[b])
-                    states[b] = scalar_game(rules, game_seed)
-                    befores[b] = list(states[b].scores)
-                    choices[b] = _chooser(game_seed).random
-                    greedy[b] = choices[b]() < greedy_share
-                started += len(more)
-            done = set(finished[len(more) :])
-            if done:
-                slots = [b for b in slots if b not in done]
-    summary.seconds = time.perf_counter() - start
-    return summary
+        return finished
 
 
 def _verify_chunk(args: tuple) -> Summary:

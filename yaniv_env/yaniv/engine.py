@@ -349,7 +349,24 @@ def from_position(
     each seat is known to hold. Every card of the deck must be in exactly one place.
     """
     s = _empty_state(rules, generator(seed, rng))
-    n = rules.num_players
+    _place_hands(s, hands, alive)
+    _place_table(s, top, stock, pile, round_index)
+    if takeable is not None:
+        _place_takeable(s, takeable, top)
+    _place_players(s, current, scores, known)
+    s.round_index = round_index
+    s.out_round = [-1 if a else max(round_index - 1, 0) for a in s.alive]
+    s.phase = DISCARD
+    if blast_window:
+        _offer_blast(s)
+        if s.phase != BLAST_PHASE:
+            raise ValueError(f"blast_window: the {rules.name!r} rules open no Blast window on {cards_name(top)} here")
+    return s
+
+
+def _place_hands(s: State, hands: Sequence[Sequence[int]], alive: Sequence[bool] | None) -> None:
+    """:func:`from_position`'s hands and the seats still in (at least two)."""
+    n = s.num_players
     if len(hands) != n:
         raise ValueError(f"hands: {len(hands)} hands given for {n} players")
     s.alive = [True] * n if alive is None else [bool(a) for a in alive]
@@ -357,10 +374,19 @@ def from_position(
         raise ValueError(f"alive: need {n} flags with at least two players in, got {alive!r}")
     s.hands = [[int(k) for k in h] for h in hands]
     for p, h in enumerate(s.hands):
-        if len(h) > rules.hand_size:
-            raise ValueError(f"hands[{p}]: {len(h)} cards, more than the hand size {rules.hand_size}")
+        if len(h) > s.rules.hand_size:
+            raise ValueError(f"hands[{p}]: {len(h)} cards, more than the hand size {s.rules.hand_size}")
         if not s.alive[p] and h:
             raise ValueError(f"hands[{p}]: seat {p} is out of the game and holds no cards")
+
+
+def _place_table(
+    s: State, top: Sequence[int], stock: Sequence[int] | None, pile: Sequence[int], round_index: int
+) -> None:
+    """:func:`from_position`'s top set, pile and stock: with the hands, every card of the
+    deck exactly once (the default stock: the cards left, shuffled by the round's deal
+    stream)."""
+    rules = s.rules
     if not top:
         raise ValueError("top: the previous discard needs at least one card")
     deck = Counter(standard_deck(rules.jokers_per_deck, rules.num_decks))
@@ -376,12 +402,21 @@ def from_position(
     s.stock = [int(k) for k in stock]
     s.pile = [int(k) for k in pile]
     _set_top(s, [int(k) for k in top], None)
-    if takeable is not None:
-        takeable = tuple(sorted({int(k) for k in takeable}))
-        if not takeable or not set(takeable) <= set(top):
-            raise ValueError(f"takeable: {cards_name(takeable)} must be cards of the top set {cards_name(top)}")
-        s.takeable = takeable
-        s.take_ids = tuple(TAKE_BASE + k for k in takeable)
+
+
+def _place_takeable(s: State, takeable: Sequence[int], top: Sequence[int]) -> None:
+    """:func:`from_position`'s ``takeable``: cards of the top set, instead of the rules' own."""
+    takeable = tuple(sorted({int(k) for k in takeable}))
+    if not takeable or not set(takeable) <= set(top):
+        raise ValueError(f"takeable: {cards_name(takeable)} must be cards of the top set {cards_name(top)}")
+    s.takeable = takeable
+    s.take_ids = tuple(TAKE_BASE + k for k in takeable)
+
+
+def _place_players(s: State, current: int, scores: Sequence[int] | None, known: Sequence[Sequence[int]] | None) -> None:
+    """:func:`from_position`'s seat to act (who also started the round), scores and the cards
+    each seat is known to hold (cards of its hand)."""
+    n = s.num_players
     if not (0 <= current < n and s.alive[current]):
         raise ValueError(f"current: seat {current} is not a player in the game")
     s.current = s.turn_player = s.first_player = current
@@ -396,14 +431,6 @@ def from_position(
             if Counter(ks) - Counter(s.hands[p]):
                 raise ValueError(f"known[{p}]: {cards_name(ks)} are not all in that hand")
         s.known = [[int(k) for k in ks] for ks in known]
-    s.round_index = round_index
-    s.out_round = [-1 if a else max(round_index - 1, 0) for a in s.alive]
-    s.phase = DISCARD
-    if blast_window:
-        _offer_blast(s)
-        if s.phase != BLAST_PHASE:
-            raise ValueError(f"blast_window: the {rules.name!r} rules open no Blast window on {cards_name(top)} here")
-    return s
 
 
 # -- card moves and card counts -------------------------------------------------------
@@ -812,73 +839,25 @@ def _end_round(
     empty: int | None = None,
     truncated: bool = False,
 ) -> None:
-    rules = s.rules
+    """The round is over: every hand is revealed and scored (after a call, by the reveal or
+    the Asaf duel; after an empty hand, everyone else; a drawn round scores nothing), the
+    points are added with their milestones, players past the limit leave or end the game,
+    the round is recorded and the next round's first player is chosen."""
     n = s.num_players
     seats = [p for p in range(n) if s.alive[p]]
     totals: list[int | None] = [hand_value(s.hands[p]) if s.alive[p] else None for p in range(n)]
-    points = [0] * n
-    winners: list[int] = []
-    beaten = False
-    if reason == "yaniv":
-        others = [p for p in seats if p != caller]
-        if rules.challenge == "asaf":
-            if challenger is not None and totals[challenger] <= totals[caller]:
-                winner, loser = challenger, caller
-                beaten = True
-            else:
-                winner, loser = caller, challenger
-            winners = [winner]
-            for p in others:
-                points[p] = totals[p]
-            if loser is not None:
-                points[loser] = totals[loser] + rules.penalty
-            points[winner] = 0
-            if beaten and rules.beaten_caller_alone:
-                points = [0] * n
-                points[caller] = totals[caller] + rules.penalty
-        else:
-            low = min(totals[p] for p in others)
-            if low <= totals[caller]:
-                beaten = True
-                winners = [p for p in others if totals[p] == low]
-                for p in others:
-                    points[p] = totals[p]
-                if rules.beaten_caller_alone:
-                    points = [0] * n
-                elif rules.beaten_winners_score == "zero":
-                    for p in winners:
-                        points[p] = 0
-                points[caller] = totals[caller] + rules.penalty
-            else:
-                winners = [caller]
-                for p in others:
-                    points[p] = totals[p]
-    elif reason == "empty_hand":
-        winners = [empty]
-        for p in seats:
-            if p != empty:
-                points[p] = totals[p]
-    scores = s.scores
-    for p in seats:
-        if points[p] > 0:
-            scores[p] = after_milestone(rules, scores[p] + points[p])
-    eliminated: list[int] = []
-    passed = [p for p in seats if past_limit(rules, scores[p])]
-    rounds_played = s.round_index + 1
-    game_over = False
-    if rules.game_end == "last_standing":
-        for p in passed:
-            s.alive[p] = False
-            s.out_round[p] = s.round_index
-            eliminated.append(p)
-        game_over = sum(s.alive) <= 1
+    if reason == "yaniv" and s.rules.challenge == "asaf":
+        points, winners, beaten = _score_asaf_duel(s.rules, totals, caller, challenger)
+    elif reason == "yaniv":
+        points, winners, beaten = _score_reveal(s.rules, seats, totals, caller)
+    elif reason == "empty_hand":  # 001: the empty hand wins
+        points, winners, beaten = _others_add_hands(totals, empty), [empty], False
     else:
-        game_over = bool(passed)
-        if rules.total_rounds is not None and rounds_played >= rules.total_rounds:
-            game_over = True
-    if not game_over and rounds_played >= rules.round_limit:
-        game_over = True
-        s.game_truncated = True
+        points, winners, beaten = [0] * n, [], False
+    _add_points(s, seats, points)
+    passed = [p for p in seats if past_limit(s.rules, s.scores[p])]
+    eliminated = _eliminate(s, passed) if s.rules.game_end == "last_standing" else []
+    game_over = _game_ends(s, passed)
     s.round_result = RoundResult(
         reason=reason,
         caller=caller,
@@ -887,7 +866,7 @@ def _end_round(
         hand_totals=totals,
         points=points,
         winners=winners,
-        scores=list(scores),
+        scores=list(s.scores),
         eliminated=eliminated,
         truncated=truncated,
         first_player=s.first_player,
@@ -895,17 +874,99 @@ def _end_round(
         hands=[list(h) for h in s.hands],
     )
     if not game_over:
-        # The round winner starts (or the caller, next_leader="caller"); lots among tied
-        # winners; after a drawn round, the seat after this round's first player.
-        if caller is not None and rules.next_leader == "caller":
-            nxt = caller
-        elif len(winners) > 1:
-            nxt = winners[lot(len(winners), stream_key(s.key, s.round_index, LOTS, 1))]
-        else:
-            nxt = winners[0] if winners else _next_alive(s, s.first_player)
-        s.next_first = nxt if s.alive[nxt] else _next_alive(s, nxt)
+        s.next_first = _next_first_player(s, caller, winners)
     _clear_pending(s)
     s.phase = GAME_OVER if game_over else ROUND_OVER
+
+
+def _others_add_hands(totals: list, seat: int) -> list[int]:
+    """Points where every seat in the round but ``seat`` adds its hand (``totals``: ``None``
+    for the seats out)."""
+    return [t if t is not None and p != seat else 0 for p, t in enumerate(totals)]
+
+
+def _score_asaf_duel(
+    rules: Rules, totals: list, caller: int, challenger: int | None
+) -> tuple[list[int], list[int], bool]:
+    """A call under ``challenge="asaf"``: ``(points, winners, caller beaten)``. The duel (if
+    anyone declared Asaf) goes to the lower total, ties to the challenger; its loser adds
+    the penalty, its winner nothing, everyone else their hand (or nothing, when the beaten
+    caller scores alone)."""
+    points = _others_add_hands(totals, caller)
+    beaten = challenger is not None and totals[challenger] <= totals[caller]
+    winner, loser = (challenger, caller) if beaten else (caller, challenger)
+    if loser is not None:
+        points[loser] = totals[loser] + rules.penalty
+    points[winner] = 0
+    if beaten and rules.beaten_caller_alone:
+        points = [0] * rules.num_players
+        points[caller] = totals[caller] + rules.penalty
+    return points, [winner], beaten
+
+
+def _score_reveal(rules: Rules, seats: list[int], totals: list, caller: int) -> tuple[list[int], list[int], bool]:
+    """A call under ``challenge="reveal"``: ``(points, winners, caller beaten)``. Everyone
+    but the caller adds their hand; a total at or below the caller's beats the call: the
+    caller adds the penalty, the lowest hands win (and score nothing with
+    ``beaten_winners_score="zero"``; nobody but the caller scores with
+    ``beaten_caller_alone``); else the caller wins with nothing."""
+    points = _others_add_hands(totals, caller)
+    others = [p for p in seats if p != caller]
+    low = min(totals[p] for p in others)
+    if low > totals[caller]:
+        return points, [caller], False
+    winners = [p for p in others if totals[p] == low]
+    if rules.beaten_caller_alone:
+        points = [0] * rules.num_players
+    elif rules.beaten_winners_score == "zero":
+        for p in winners:
+            points[p] = 0
+    points[caller] = totals[caller] + rules.penalty
+    return points, winners, True
+
+
+def _add_points(s: State, seats: list[int], points: list[int]) -> None:
+    """Each seat that scored adds its points; a milestone may then change its total."""
+    for p in seats:
+        if points[p] > 0:
+            s.scores[p] = after_milestone(s.rules, s.scores[p] + points[p])
+
+
+def _eliminate(s: State, passed: list[int]) -> list[int]:
+    """``last_standing``: the players past the limit are out of the game (returned)."""
+    for p in passed:
+        s.alive[p] = False
+        s.out_round[p] = s.round_index
+    return list(passed)
+
+
+def _game_ends(s: State, passed: list[int]) -> bool:
+    """Whether this round ends the game: one player left (``last_standing``), or anyone past
+    the limit or the fixed round count played (``first_to_limit``); ``round_limit`` ends
+    any game, as truncated."""
+    rules = s.rules
+    rounds_played = s.round_index + 1
+    if rules.game_end == "last_standing":
+        game_over = sum(s.alive) <= 1
+    else:
+        game_over = bool(passed) or (rules.total_rounds is not None and rounds_played >= rules.total_rounds)
+    if not game_over and rounds_played >= rules.round_limit:
+        s.game_truncated = True
+        return True
+    return game_over
+
+
+def _next_first_player(s: State, caller: int | None, winners: list[int]) -> int:
+    """Who starts the next round: the round winner (or the caller, ``next_leader="caller"``);
+    lots among tied winners; after a drawn round, the seat after this round's first player;
+    the next seat still in if that one is out."""
+    if caller is not None and s.rules.next_leader == "caller":
+        nxt = caller
+    elif len(winners) > 1:
+        nxt = winners[lot(len(winners), stream_key(s.key, s.round_index, LOTS, 1))]
+    else:
+        nxt = winners[0] if winners else _next_alive(s, s.first_player)
+    return nxt if s.alive[nxt] else _next_alive(s, nxt)
 
 
 def past_limit(rules: Rules, total: int) -> bool:

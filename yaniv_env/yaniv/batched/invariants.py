@@ -207,73 +207,106 @@ def check_round_end(st, rs, ref, b, actor, round_scores, round_alive, values, ro
     ``rounds_played`` the rounds of the game including this one; ``game_over``: whether
     the engine ended the game; ``expected`` [n] receives the points the round should give.
     Returns the first check broken (``PASSED``: none)."""
-    scores, alive = st[1], st[2]
-    score_delta, points, totals, scores_after = rs[4], rs[5], rs[6], rs[9]
-    reason, caller, challenger, beaten, turns = rs[10][b], rs[11][b], rs[12][b], rs[13][b], rs[17][b]
-    R = ref.rules
-    n = R[F_PLAYERS]
-    # the hand totals: the hands' values, but for the hand the last decision changed (a
-    # drawn round ends on a draw or a slam; an empty hand scores nothing)
-    for p in range(n):
+    points = rs[5]
+    if not _hand_totals_hold(rs, ref, b, actor, round_alive, values):
+        return ROUND_POINTS
+    if not _expected_points(rs, ref, b, actor, round_alive, expected):
+        return ROUND_POINTS
+    for p in range(ref.rules[F_PLAYERS]):
+        if points[b, p] != expected[p]:
+            return ROUND_POINTS
+    return _check_new_totals(st, rs, ref, b, round_scores, round_alive, rounds_played, game_over, expected)
+
+
+@njit(cache=True, inline="always")
+def _hand_totals_hold(rs, ref, b, actor, round_alive, values):
+    """Whether the reported hand totals are the hands' values, but for the hand the last
+    decision changed (a drawn round ends on a draw or a slam; an empty hand scores nothing)."""
+    totals, reason = rs[6], rs[10][b]
+    for p in range(ref.rules[F_PLAYERS]):
         if not round_alive[p]:
             if totals[b, p] != -1:
-                return ROUND_POINTS
+                return False
         elif p != actor or reason == REASON_YANIV:
             if totals[b, p] != values[p]:
-                return ROUND_POINTS
+                return False
         elif reason == REASON_EMPTY_HAND and totals[b, p] != 0:
-            return ROUND_POINTS
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _expected_points(rs, ref, b, actor, round_alive, expected):
+    """The points the round should give into ``expected``, from its reason and the hand
+    totals; returns False when the reason, caller or challenger reported cannot be."""
+    totals, reason = rs[6], rs[10][b]
+    n = ref.rules[F_PLAYERS]
     for p in range(n):
         expected[p] = 0
     if reason == REASON_YANIV:
-        if caller < 0 or caller >= n or not round_alive[caller] or totals[b, caller] > R[F_CALL_MAX]:
-            return ROUND_POINTS
-        c = totals[b, caller]
-        for p in range(n):
-            if round_alive[p] and p != caller:
-                expected[p] = totals[b, p]
-        if R[F_ASAF]:
-            won = challenger >= 0 and totals[b, challenger] <= c
-            if challenger >= 0 and (challenger == caller or not round_alive[challenger]):
-                return ROUND_POINTS
-            if won:
-                expected[challenger] = 0
-                expected[caller] = c + R[F_PENALTY]
-                if R[F_CALLER_ALONE]:
-                    for p in range(n):
-                        if p != caller:
-                            expected[p] = 0
-            elif challenger >= 0:
-                expected[challenger] = totals[b, challenger] + R[F_PENALTY]
-        else:
-            if challenger != -1:
-                return ROUND_POINTS
-            low = 1 << 30
-            for p in range(n):
-                if round_alive[p] and p != caller:
-                    low = min(low, totals[b, p])
-            won = low <= c
-            if won:
-                expected[caller] = c + R[F_PENALTY]
-                for p in range(n):
-                    if p != caller and (R[F_CALLER_ALONE] or (R[F_BEATEN_ZERO] and totals[b, p] == low)):
-                        expected[p] = 0
-        if beaten != won:
-            return ROUND_POINTS
-    elif reason == REASON_EMPTY_HAND:
+        return _expected_call_points(rs, ref, b, round_alive, expected)
+    if reason == REASON_EMPTY_HAND:
         for p in range(n):
             if round_alive[p] and p != actor:
                 expected[p] = totals[b, p]
-    elif reason != REASON_DRAW:
-        return ROUND_POINTS
+        return True
+    return reason == REASON_DRAW
+
+
+@njit(cache=True, inline="always")
+def _expected_call_points(rs, ref, b, round_alive, expected):
+    """:func:`_expected_points` after a Yaniv call (reveal or Asaf, beaten caller,
+    ``beaten_winners_score``, ``beaten_caller_alone``); also checks the caller could call
+    and whether the engine says the caller was beaten."""
+    totals, caller, challenger, beaten = rs[6], rs[11][b], rs[12][b], rs[13][b]
+    R = ref.rules
+    n = R[F_PLAYERS]
+    if caller < 0 or caller >= n or not round_alive[caller] or totals[b, caller] > R[F_CALL_MAX]:
+        return False
+    c = totals[b, caller]
     for p in range(n):
-        if points[b, p] != expected[p]:
-            return ROUND_POINTS
-    # the new totals, and who passed the score limit
+        if round_alive[p] and p != caller:
+            expected[p] = totals[b, p]
+    if R[F_ASAF]:
+        won = challenger >= 0 and totals[b, challenger] <= c
+        if challenger >= 0 and (challenger == caller or not round_alive[challenger]):
+            return False
+        if won:
+            expected[challenger] = 0
+            expected[caller] = c + R[F_PENALTY]
+            if R[F_CALLER_ALONE]:
+                for p in range(n):
+                    if p != caller:
+                        expected[p] = 0
+        elif challenger >= 0:
+            expected[challenger] = totals[b, challenger] + R[F_PENALTY]
+    else:
+        if challenger != -1:
+            return False
+        low = 1 << 30
+        for p in range(n):
+            if round_alive[p] and p != caller:
+                low = min(low, totals[b, p])
+        won = low <= c
+        if won:
+            expected[caller] = c + R[F_PENALTY]
+            for p in range(n):
+                if p != caller and (R[F_CALLER_ALONE] or (R[F_BEATEN_ZERO] and totals[b, p] == low)):
+                    expected[p] = 0
+    return beaten == won
+
+
+@njit(cache=True, inline="always")
+def _check_new_totals(st, rs, ref, b, round_scores, round_alive, rounds_played, game_over, expected):
+    """The new totals (``TOTALS``) and who passed the score limit, who is out and whether the
+    game is over (``LIMITS``), from the ``expected`` points."""
+    scores, alive = st[1], st[2]
+    score_delta, scores_after, turns = rs[4], rs[9], rs[17][b]
+    R = ref.rules
     size = ref.after_milestone.shape[0]
     left = 0
     passed = False
-    for p in range(n):
+    for p in range(R[F_PLAYERS]):
         total = round_scores[p]
         if round_alive[p] and expected[p] > 0:
             if total + expected[p] >= size:

@@ -335,87 +335,11 @@ def new_game(st, tb, b, key):
 @njit(cache=True, inline="always")
 def legal_list(st, tb, b, out):
     """Write the legal ids of game ``b``'s acting seat into ``out``; return how many."""
-    g, hands, hand_len, takeable = st[0], st[4], st[5], st[11]
-    R = tb.rules
+    g, takeable = st[0], st[11]
     phase = g[b, G_PHASE]
     c = 0
     if phase == DISCARD:
-        p = g[b, G_CURRENT]
-        hand = hands[b, p]
-        value = 0
-        held_jokers = np.int64(hand[JOKER])
-        if held_jokers > 0:
-            out[c] = tb.single_id[JOKER]
-            c += 1
-        run_min = R[R_RUN_MIN]
-        runs = hand_len[b, p] >= run_min
-        jokers = min(held_jokers, R[R_MAX_RUN_JOKERS])
-        run_max = R[R_RUN_MAX]
-        for suit in range(NUM_SUITS):
-            # one pass over the suit: value, singles and the ranks held, then its runs
-            mask = 0
-            for r in range(NUM_RANKS):
-                k = suit * NUM_RANKS + r
-                h = hand[k]
-                if h > 0:
-                    value += h * tb.value[k]
-                    out[c] = tb.single_id[k]
-                    c += 1
-                    mask |= 1 << r
-            if not runs or _popcount(mask) + jokers < run_min:
-                continue
-            for length in range(run_min, run_max + 1):
-                full = (1 << length) - 1
-                for low in range(NUM_RANKS - length + 1):
-                    present = (mask >> low) & full
-                    if present == 0:
-                        continue
-                    missing = full & ~present
-                    if _popcount(missing) > jokers:
-                        continue
-                    # joker masks: the missing ranks plus any subset of the present ones
-                    sub = present
-                    while True:
-                        jm = missing | sub
-                        if _popcount(jm) <= jokers:
-                            for end in range(2):
-                                a = tb.run_id[suit, low, length, jm, end]
-                                if a >= 0:
-                                    out[c] = a
-                                    c += 1
-                        if sub == 0:
-                            break
-                        sub = (sub - 1) & present
-        if value <= R[R_CALL_MAX]:
-            out[c] = CALL_YANIV
-            c += 1
-        base = R[R_DECKS] + 1
-        codes = base**NUM_SUITS
-        # sets with jokers (Rules.set_jokers): j jokers join at least R_SET_JOKER_MIN naturals
-        set_width = R[R_SET_JOKERS_MAX] + 1
-        joker_min = R[R_SET_JOKER_MIN]
-        set_jokers = min(held_jokers, set_width - 1)
-        for r in range(NUM_RANKS):
-            h0 = hand[r]
-            h1 = hand[NUM_RANKS + r]
-            h2 = hand[2 * NUM_RANKS + r]
-            h3 = hand[3 * NUM_RANKS + r]
-            if h0 + h1 + h2 + h3 + set_jokers < 2:
-                continue
-            for c0 in range(h0 + 1):
-                for c1 in range(h1 + 1):
-                    for c2 in range(h2 + 1):
-                        for c3 in range(h3 + 1):
-                            natural = c0 + c1 + c2 + c3
-                            if natural == 0:
-                                continue
-                            code = (r * codes + c0 + base * (c1 + base * (c2 + base * c3))) * set_width
-                            for j in range(set_jokers + 1):
-                                if natural + j < 2 or (j > 0 and natural < joker_min):
-                                    continue
-                                for i in range(tb.set_start[code + j], tb.set_start[code + j + 1]):
-                                    out[c] = tb.set_ids[i]
-                                    c += 1
+        c = _legal_discards(st, tb, b, out)
     elif phase == DRAW:
         if g[b, G_STOCK_LEN] > 0:
             out[c] = DRAW_STOCK
@@ -440,6 +364,101 @@ def legal_list(st, tb, b, out):
             c += 1
         out[c] = PASS
         c += 1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _legal_discards(st, tb, b, out):
+    """``engine.legal_actions`` at a discard, in this order (random play picks by position):
+    a joker, then suit by suit its single cards and runs, Yaniv when the hand allows it,
+    then the sets (:func:`_legal_sets`)."""
+    g, hands, hand_len = st[0], st[4], st[5]
+    R = tb.rules
+    p = g[b, G_CURRENT]
+    hand = hands[b, p]
+    c = 0
+    value = 0
+    held_jokers = np.int64(hand[JOKER])
+    if held_jokers > 0:
+        out[c] = tb.single_id[JOKER]
+        c += 1
+    run_min = R[R_RUN_MIN]
+    runs = hand_len[b, p] >= run_min
+    jokers = min(held_jokers, R[R_MAX_RUN_JOKERS])
+    run_max = R[R_RUN_MAX]
+    for suit in range(NUM_SUITS):
+        # one pass over the suit: value, singles and the ranks held, then its runs
+        mask = 0
+        for r in range(NUM_RANKS):
+            k = suit * NUM_RANKS + r
+            h = hand[k]
+            if h > 0:
+                value += h * tb.value[k]
+                out[c] = tb.single_id[k]
+                c += 1
+                mask |= 1 << r
+        if not runs or _popcount(mask) + jokers < run_min:
+            continue
+        for length in range(run_min, run_max + 1):
+            full = (1 << length) - 1
+            for low in range(NUM_RANKS - length + 1):
+                present = (mask >> low) & full
+                if present == 0:
+                    continue
+                missing = full & ~present
+                if _popcount(missing) > jokers:
+                    continue
+                # joker masks: the missing ranks plus any subset of the present ones
+                sub = present
+                while True:
+                    jm = missing | sub
+                    if _popcount(jm) <= jokers:
+                        for end in range(2):
+                            a = tb.run_id[suit, low, length, jm, end]
+                            if a >= 0:
+                                out[c] = a
+                                c += 1
+                    if sub == 0:
+                        break
+                    sub = (sub - 1) & present
+    if value <= R[R_CALL_MAX]:
+        out[c] = CALL_YANIV
+        c += 1
+    return _legal_sets(hand, R, tb.set_start, tb.set_ids, out, c)
+
+
+@njit(cache=True, inline="always")
+def _legal_sets(hand, R, set_start, set_ids, out, c):
+    """The same-rank sets of ``hand`` (with jokers where ``Rules.set_jokers`` lets them
+    join at least ``R_SET_JOKER_MIN`` natural cards) into ``out`` from ``c``; returns the
+    new count. ``R``, ``set_start``, ``set_ids``: the tables' arrays it reads (handed the
+    whole tables tuple, this helper made random play slower)."""
+    base = R[R_DECKS] + 1
+    codes = base**NUM_SUITS
+    set_width = R[R_SET_JOKERS_MAX] + 1
+    joker_min = R[R_SET_JOKER_MIN]
+    set_jokers = min(np.int64(hand[JOKER]), set_width - 1)
+    for r in range(NUM_RANKS):
+        h0 = hand[r]
+        h1 = hand[NUM_RANKS + r]
+        h2 = hand[2 * NUM_RANKS + r]
+        h3 = hand[3 * NUM_RANKS + r]
+        if h0 + h1 + h2 + h3 + set_jokers < 2:
+            continue
+        for c0 in range(h0 + 1):
+            for c1 in range(h1 + 1):
+                for c2 in range(h2 + 1):
+                    for c3 in range(h3 + 1):
+                        natural = c0 + c1 + c2 + c3
+                        if natural == 0:
+                            continue
+                        code = (r * codes + c0 + base * (c1 + base * (c2 + base * c3))) * set_width
+                        for j in range(set_jokers + 1):
+                            if natural + j < 2 or (j > 0 and natural < joker_min):
+                                continue
+                            for i in range(set_start[code + j], set_start[code + j + 1]):
+                                out[c] = set_ids[i]
+                                c += 1
     return c
 
 
@@ -763,19 +782,11 @@ def _milestone(tb, total):
 
 @njit(cache=True)
 def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
-    """``engine._end_round``: score the round, record it in ``rs`` at ``b``, decide the
-    next first player or end the game."""
-    g, scores, alive, out_round, hands = st[0], st[1], st[2], st[3], st[4]
-    round_over, game_over_out, score_delta, points, totals = rs[2], rs[3], rs[4], rs[5], rs[6]
-    winners, eliminated, scores_after, reason_out, caller_out = rs[7], rs[8], rs[9], rs[10], rs[11]
-    challenger_out, beaten_out, truncated_out, game_trunc_out, first_out, turns_out = (
-        rs[12],
-        rs[13],
-        rs[14],
-        rs[15],
-        rs[16],
-        rs[17],
-    )
+    """``engine._end_round``: every hand revealed and scored, the points added with their
+    milestones, players past the limit out or the game over; the round recorded in ``rs``
+    at ``b`` and the next round's first player chosen."""
+    g, scores, alive, hands = st[0], st[1], st[2], st[4]
+    points, totals, winners, eliminated = rs[5], rs[6], rs[7], rs[8]
     R = tb.rules
     n = R[R_PLAYERS]
     for p in range(n):
@@ -784,78 +795,146 @@ def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
         winners[b, p] = False
         eliminated[b, p] = False
     beaten = False
-    if reason == REASON_YANIV:
-        if R[R_ASAF]:
-            if challenger >= 0 and totals[b, challenger] <= totals[b, caller]:
-                winner, loser = challenger, caller
-                beaten = True
-            else:
-                winner, loser = caller, challenger
-            winners[b, winner] = True
-            for p in range(n):
-                if alive[b, p] and p != caller:
-                    points[b, p] = totals[b, p]
-            if loser >= 0:
-                points[b, loser] = totals[b, loser] + R[R_PENALTY]
-            points[b, winner] = 0
-            if beaten and R[R_BEATEN_CALLER_ALONE]:
-                for p in range(n):
-                    points[b, p] = 0
-                points[b, caller] = totals[b, caller] + R[R_PENALTY]
-        else:
-            low = 1 << 30
-            for p in range(n):
-                if alive[b, p] and p != caller and totals[b, p] < low:
-                    low = totals[b, p]
-            for p in range(n):
-                if alive[b, p] and p != caller:
-                    points[b, p] = totals[b, p]
-            if low <= totals[b, caller]:
-                beaten = True
-                for p in range(n):
-                    if alive[b, p] and p != caller:
-                        if totals[b, p] == low:
-                            winners[b, p] = True
-                        if R[R_BEATEN_CALLER_ALONE] or (R[R_BEATEN_ZERO] and totals[b, p] == low):
-                            points[b, p] = 0
-                points[b, caller] = totals[b, caller] + R[R_PENALTY]
-            else:
-                winners[b, caller] = True
-    elif reason == REASON_EMPTY_HAND:
+    if reason == REASON_YANIV and R[R_ASAF]:
+        beaten = _score_asaf_duel(st, tb, rs, b, caller, challenger)
+    elif reason == REASON_YANIV:
+        beaten = _score_reveal(st, tb, rs, b, caller)
+    elif reason == REASON_EMPTY_HAND:  # 001: the empty hand wins
         winners[b, empty] = True
-        for p in range(n):
-            if alive[b, p] and p != empty:
-                points[b, p] = totals[b, p]
-    limit = R[R_SCORE_LIMIT]
-    passed_any = False
+        _others_add_hands(st, tb, rs, b, empty)
+    _add_points(st, tb, rs, b)
+    passed = False
     for p in range(n):
+        if alive[b, p] and _past_limit(R, scores[b, p]):
+            passed = True
+            if R[R_LAST_STANDING]:
+                _eliminate(st, rs, b, p)
+    game_over = _game_ends(st, tb, b, passed)
+    _record_round(st, rs, b, reason, caller, challenger, beaten, truncated, game_over)
+    if not game_over:
+        g[b, G_NEXT_FIRST] = _next_first_player(st, tb, rs, b, caller)
+    g[b, G_PENDING] = -1
+    g[b, G_PHASE] = GAME_OVER if game_over else ROUND_OVER
+
+
+@njit(cache=True, inline="always")
+def _others_add_hands(st, tb, rs, b, seat):
+    """``engine._others_add_hands`` into the points of ``rs`` at ``b``."""
+    alive, points, totals = st[2], rs[5], rs[6]
+    for p in range(tb.rules[R_PLAYERS]):
+        if alive[b, p] and p != seat:
+            points[b, p] = totals[b, p]
+
+
+@njit(cache=True, inline="always")
+def _score_asaf_duel(st, tb, rs, b, caller, challenger):
+    """``engine._score_asaf_duel`` into ``rs`` at ``b``; returns whether the caller is beaten."""
+    points, totals, winners = rs[5], rs[6], rs[7]
+    R = tb.rules
+    _others_add_hands(st, tb, rs, b, caller)
+    beaten = challenger >= 0 and totals[b, challenger] <= totals[b, caller]
+    if beaten:
+        winner, loser = challenger, caller
+    else:
+        winner, loser = caller, challenger
+    winners[b, winner] = True
+    if loser >= 0:
+        points[b, loser] = totals[b, loser] + R[R_PENALTY]
+    points[b, winner] = 0
+    if beaten and R[R_BEATEN_CALLER_ALONE]:
+        for p in range(R[R_PLAYERS]):
+            points[b, p] = 0
+        points[b, caller] = totals[b, caller] + R[R_PENALTY]
+    return beaten
+
+
+@njit(cache=True, inline="always")
+def _score_reveal(st, tb, rs, b, caller):
+    """``engine._score_reveal`` into ``rs`` at ``b``; returns whether the caller is beaten."""
+    alive, points, totals, winners = st[2], rs[5], rs[6], rs[7]
+    R = tb.rules
+    n = R[R_PLAYERS]
+    _others_add_hands(st, tb, rs, b, caller)
+    low = 1 << 30
+    for p in range(n):
+        if alive[b, p] and p != caller:
+            low = min(low, totals[b, p])
+    if low > totals[b, caller]:
+        winners[b, caller] = True
+        return False
+    for p in range(n):
+        if alive[b, p] and p != caller:
+            if totals[b, p] == low:
+                winners[b, p] = True
+            if R[R_BEATEN_CALLER_ALONE] or (R[R_BEATEN_ZERO] and totals[b, p] == low):
+                points[b, p] = 0
+    points[b, caller] = totals[b, caller] + R[R_PENALTY]
+    return True
+
+
+@njit(cache=True, inline="always")
+def _add_points(st, tb, rs, b):
+    """``engine._add_points``, and each seat's change of total into ``rs`` at ``b``."""
+    scores, alive, score_delta, points = st[1], st[2], rs[4], rs[5]
+    for p in range(tb.rules[R_PLAYERS]):
         before = scores[b, p]
         if alive[b, p] and points[b, p] > 0:
             scores[b, p] = _milestone(tb, scores[b, p] + points[b, p])
         score_delta[b, p] = scores[b, p] - before
+
+
+@njit(cache=True, inline="always")
+def _past_limit(R, total):
+    """``engine.past_limit``."""
+    return total > R[R_SCORE_LIMIT] or (R[R_LIMIT_INCLUSIVE] != 0 and total >= R[R_SCORE_LIMIT])
+
+
+@njit(cache=True, inline="always")
+def _eliminate(st, rs, b, p):
+    """``engine._eliminate`` of seat ``p``, marked in ``rs`` at ``b``."""
+    g, alive, out_round, eliminated = st[0], st[2], st[3], rs[8]
+    alive[b, p] = 0
+    out_round[b, p] = g[b, G_ROUND_INDEX]
+    eliminated[b, p] = True
+
+
+@njit(cache=True, inline="always")
+def _game_ends(st, tb, b, passed):
+    """``engine._game_ends`` (``passed``: whether anyone is past the limit)."""
+    g, alive = st[0], st[2]
+    R = tb.rules
+    n = R[R_PLAYERS]
     rounds_played = g[b, G_ROUND_INDEX] + 1
-    for p in range(n):
-        if alive[b, p] and (scores[b, p] > limit or (R[R_LIMIT_INCLUSIVE] and scores[b, p] >= limit)):
-            passed_any = True
-            if R[R_LAST_STANDING]:
-                alive[b, p] = 0
-                out_round[b, p] = g[b, G_ROUND_INDEX]
-                eliminated[b, p] = True
     if R[R_LAST_STANDING]:
         left = 0
         for p in range(n):
             left += alive[b, p]
         game_over = left <= 1
     else:
-        game_over = passed_any
-        if R[R_ROUNDS_PER_PLAYER] >= 0 and rounds_played >= R[R_ROUNDS_PER_PLAYER] * n:
-            game_over = True
+        game_over = passed or (R[R_ROUNDS_PER_PLAYER] >= 0 and rounds_played >= R[R_ROUNDS_PER_PLAYER] * n)
     if not game_over and rounds_played >= R[R_ROUND_LIMIT]:
-        game_over = True
         g[b, G_GAME_TRUNCATED] = 1
+        return True
+    return game_over
+
+
+@njit(cache=True, inline="always")
+def _record_round(st, rs, b, reason, caller, challenger, beaten, truncated, game_over):
+    """The round's result into ``rs`` at ``b`` (``engine.RoundResult``; the points, totals,
+    winners and eliminations are there already)."""
+    g, scores = st[0], st[1]
+    round_over, game_over_out, scores_after, reason_out, caller_out = rs[2], rs[3], rs[9], rs[10], rs[11]
+    challenger_out, beaten_out, truncated_out, game_trunc_out, first_out, turns_out = (
+        rs[12],
+        rs[13],
+        rs[14],
+        rs[15],
+        rs[16],
+        rs[17],
+    )
     round_over[b] = True
     game_over_out[b] = game_over
-    for p in range(n):
+    for p in range(scores.shape[1]):
         scores_after[b, p] = scores[b, p]
     reason_out[b] = reason
     caller_out[b] = caller
@@ -865,30 +944,35 @@ def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
     game_trunc_out[b] = g[b, G_GAME_TRUNCATED] != 0
     first_out[b] = g[b, G_FIRST_PLAYER]
     turns_out[b] = g[b, G_ROUND_TURNS]
-    if not game_over:
-        count = 0
+
+
+@njit(cache=True, inline="always")
+def _next_first_player(st, tb, rs, b, caller):
+    """``engine._next_first_player`` (the winners in ``rs`` at ``b``)."""
+    g, alive, winners = st[0], st[2], rs[7]
+    R = tb.rules
+    n = R[R_PLAYERS]
+    count = 0
+    for p in range(n):
+        count += winners[b, p]
+    if caller >= 0 and R[R_NEXT_LEADER_CALLER]:
+        nxt = caller
+    elif count > 1:
+        pick = _tie_lot(st, b, count)
+        nxt = -1
         for p in range(n):
-            count += winners[b, p]
-        if caller >= 0 and R[R_NEXT_LEADER_CALLER]:
-            nxt = caller
-        elif count > 1:
-            pick = _tie_lot(st, b, count)
-            nxt = -1
-            for p in range(n):
-                if winners[b, p]:
-                    if pick == 0:
-                        nxt = p
-                        break
-                    pick -= 1
-        elif count == 1:
-            nxt = 0
-            while not winners[b, nxt]:
-                nxt += 1
-        else:
-            nxt = _next_alive(alive, b, g[b, G_FIRST_PLAYER], n)
-        g[b, G_NEXT_FIRST] = nxt if alive[b, nxt] else _next_alive(alive, b, nxt, n)
-    g[b, G_PENDING] = -1
-    g[b, G_PHASE] = GAME_OVER if game_over else ROUND_OVER
+            if winners[b, p]:
+                if pick == 0:
+                    nxt = p
+                    break
+                pick -= 1
+    elif count == 1:
+        nxt = 0
+        while not winners[b, nxt]:
+            nxt += 1
+    else:
+        nxt = _next_alive(alive, b, g[b, G_FIRST_PLAYER], n)
+    return nxt if alive[b, nxt] else _next_alive(alive, b, nxt, n)
 
 
 @njit(cache=True)
