@@ -103,6 +103,9 @@ S_BY_SUIT = NUM_RANKS
 S_PRESENT = S_BY_SUIT + NUM_SUITS
 S_SUIT_RANKS = S_PRESENT + NUM_SUITS * NUM_RANKS
 SCRATCH = S_SUIT_RANKS + NUM_RANKS
+#: The offsets of the two scratch blocks as kernel arguments: int64 values, not Python int
+#: literals (a literal argument makes Numba compile the callee once per value).
+BLOCK_0, BLOCK_1 = np.int64(0), np.int64(SCRATCH)
 
 
 class HeuristicTables:
@@ -250,7 +253,7 @@ R_SCORES, R_SCORE_LIMIT, R_END_SIZE, R_MILESTONE_LO = range(7, 11)
 
 @numba.njit(cache=True, inline="always")
 def _total(hand, m):
-    t = 0
+    t = np.int64(0)  # not the literal 0: see _unseen
     for i in range(m):
         t += VALUE[hand[i]]
     return t
@@ -507,13 +510,13 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe,
         k = takes[j]
         if k == JOKER:
             hand[m] = k
-            costs[j] = _hand_cost(hand, m + 1, beat, end, pe, mu, ir, sc, SCRATCH)
+            costs[j] = _hand_cost(hand, m + 1, beat, end, pe, mu, ir, sc, BLOCK_1)
         else:
             costs[j] = _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs)
     if not stock:
         return 0.0
     if pool_total <= 0:
-        return _hand_cost(hand, m, beat, end, pe, mu, ir, sc, SCRATCH)
+        return _hand_cost(hand, m, beat, end, pe, mu, ir, sc, BLOCK_1)
     for v in range(NUM_VALUES):
         fs[F_BY_VALUE + v] = 0.0
     acc = 0.0
@@ -527,7 +530,7 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe,
             continue
         if k == JOKER:
             hand[m] = k
-            acc += c * _hand_cost(hand, m + 1, beat, end, pe, mu, ir, sc, SCRATCH)
+            acc += c * _hand_cost(hand, m + 1, beat, end, pe, mu, ir, sc, BLOCK_1)
             continue
         acc += c * _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs)
     call_max = ir[R_CALL_MAX]
@@ -752,7 +755,7 @@ def _read_cards(obs, b, card_end, known_start, h_start, n, row, hand, known, n_k
 def _unseen(row, deck_counts, n, known_start, card_starts, pool):
     """unseen_counts into ``pool``; returns the pool's size and the number of cards out of play."""
     h_start, top_start, p_start, o_start = card_starts[0], card_starts[2], card_starts[3], card_starts[5]
-    out_of_play = 0
+    out_of_play = np.int64(0)
     for k in range(NUM_KINDS):
         c = deck_counts[k] - row[h_start + k] - row[top_start + k] - row[p_start + k]
         c -= row[o_start + k]
@@ -760,7 +763,9 @@ def _unseen(row, deck_counts, n, known_start, card_starts, pool):
         for r in range(1, n):
             c -= row[known_start + (r - 1) * NUM_KINDS + k]
         pool[k] = c if c > 0 else 0
-    pool_total = 0
+    # int64 from the start: an accumulator that starts as the literal 0 is typed Literal[int](0)
+    # in Numba's first pass, and every kernel it is handed to is compiled twice
+    pool_total = np.int64(0)
     for k in range(NUM_KINDS):
         pool_total += pool[k]
     return pool_total, out_of_play
@@ -837,7 +842,7 @@ def _slam(row, d_start, hand, m, rest, beat, end, pe, mu, ir, sc):
             break
     if drawn < 0:
         return -1
-    mr = 0
+    mr = np.int64(0)  # not the literal 0: see _unseen
     removed = False
     for i in range(m):
         if hand[i] == drawn and not removed:
@@ -849,7 +854,9 @@ def _slam(row, d_start, hand, m, rest, beat, end, pe, mu, ir, sc):
         return INCONSISTENT
     if mr == 0 and ir[R_EMPTY_WINS] != 0:  # emptying the hand wins: no costs needed
         return SLAM
-    lowers = _hand_cost(rest, mr, beat, end, pe, mu, ir, sc, 0) <= _hand_cost(hand, m, beat, end, pe, mu, ir, sc, 0)
+    lowers = _hand_cost(rest, mr, beat, end, pe, mu, ir, sc, BLOCK_0) <= _hand_cost(
+        hand, m, beat, end, pe, mu, ir, sc, BLOCK_0
+    )
     return SLAM if lowers else PASS
 
 
@@ -942,7 +949,7 @@ def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, pool, pool_
         a = move_a[mv]
         move_a[mv] = -1
         i = a - DISCARD_BASE
-        mr = 0
+        mr = np.int64(0)
         for k in range(NUM_KINDS):
             c = row[h_start + k] - disc_counts[i, k]
             if c < 0:
@@ -1084,7 +1091,9 @@ def _decide_range(
         borrowed(known), borrowed(dist), borrowed(near),
     )  # fmt: skip
     sizes = (n, card_end, known_start)
-    end_start = -1  # the total ``end`` was built for (every total alike without score_aware)
+    # the total ``end`` was built for (every total alike without score_aware); an int64, not
+    # the literal -1: a literal argument would make Numba type (and compile) _decide_row twice
+    end_start = np.int64(-1)
     if not w[W_SCORE]:
         _end_costs(0, w, ir, milestones, scratch[1][8])
     for b in range(lo, hi):

@@ -700,6 +700,20 @@ def log_evaluation(policy, rules, args: Args, state: dict, path: Path) -> None:
     sys.stdout.flush()
 
 
+def log_progress(state: dict, streams: list, steps: int, seconds: tuple, losses: tuple) -> None:
+    """One line per iteration: steps, minutes, speed, each stream's mean return over its last
+    500 episodes, the value loss, the entropy and the clipped fraction."""
+    rollout, update_ = seconds
+    value_loss, entropy, clipped = losses
+    returns = "  ".join(f"return {s.label} {np.mean(s.ended_returns[-500:] or [np.nan]):+.3f}" for s in streams)
+    print(
+        f"{state['timesteps']:>10,} steps {state['elapsed'] / 60:6.1f} min  "
+        f"{steps / (rollout + update_):7.0f} steps/s (rollout {rollout:.2f} s, update {update_:.2f} s)  "
+        f"{returns}  value loss {value_loss:.4f}  entropy {entropy:.3f}  clipped {clipped:.3f}",
+        flush=True,
+    )
+
+
 def train(args: Args, given: set[str] | None = None) -> dict:
     """Train (or resume) a run; returns its directory (``run_dir``), the steps of this
     session (``steps``) and the seconds spent in rollouts, updates and all of it."""
@@ -756,13 +770,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
         timing["update"] += t2 - t1
         state["timesteps"] += steps
         state["elapsed"] = start_elapsed + t2 - clock
-        returns = "  ".join(f"return {s.label} {np.mean(s.ended_returns[-500:] or [np.nan]):+.3f}" for s in streams)
-        print(
-            f"{state['timesteps']:>10,} steps {state['elapsed'] / 60:6.1f} min  "
-            f"{steps / (t2 - t0):7.0f} steps/s (rollout {t1 - t0:.2f} s, update {t2 - t1:.2f} s)  "
-            f"{returns}  value loss {value_loss:.4f}  entropy {entropy:.3f}  clipped {clipped:.3f}",
-            flush=True,
-        )
+        log_progress(state, streams, steps, (t1 - t0, t2 - t1), (value_loss, entropy, clipped))
         if past.members and state["timesteps"] >= state["next_snapshot"]:
             past.add(policy)
             state["next_snapshot"] = state["timesteps"] + args.pool_every

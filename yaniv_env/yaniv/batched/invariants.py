@@ -342,7 +342,7 @@ def sweep_games(st, tb, rs, ref, games, batch_key, greedy_share, values, low_tak
     decision; add the counters (:data:`STATS`) to ``stats`` and the violations by check to
     ``violations``; ``found[i]`` = (check, game, round, decision) of the first violations
     (rows left at -1: none). Returns the number of violations found."""
-    b = 0
+    b = np.int64(0)  # not the literal 0: the kernels it is handed to are the env's compiled ones
     g = st[0]
     n = ref.rules[F_PLAYERS]
     buf = np.empty(MAX_LEGAL, np.int64)
@@ -362,7 +362,8 @@ def sweep_games(st, tb, rs, ref, games, batch_key, greedy_share, values, low_tak
         new_game(st, tb, b, key)
         round_scores[:] = 0
         round_alive[:] = 1
-        rounds = decisions = round_decisions = 0
+        # int64 counters from the start (Python's 0 is a literal to Numba: a second compile)
+        rounds = decisions = round_decisions = np.int64(0)
         check = PASSED
         while True:
             check, count = check_decision(

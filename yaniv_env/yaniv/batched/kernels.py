@@ -106,7 +106,11 @@ from .tables import (
     NG,
 ) = range(23)
 
-REASON_YANIV, REASON_EMPTY_HAND, REASON_DRAW = 0, 1, 2
+# Arguments of the out-of-line _end_round as int64 and bool values, not Python literals: a
+# literal argument makes Numba compile the callee (and all it inlines) once per value.
+REASON_YANIV, REASON_EMPTY_HAND, REASON_DRAW = np.int64(0), np.int64(1), np.int64(2)
+NOBODY = np.int64(-1)  #: no caller, challenger or emptied hand
+TRUNCATED, NOT_TRUNCATED = np.True_, np.False_
 _PICK_ANY, _PICK_ENDS, _PICK_TOP = 0, 1, 2
 _SINGLE, _SET, _RUN = 0, 1, 2
 #: Most actions one decision can offer (a generous bound; checked when tables are built).
@@ -603,7 +607,7 @@ def _apply_discard(st, tb, rs, b, a):
             g[b, G_PHASE] = ASAF_PHASE
             g[b, G_CURRENT] = _next_alive(st[2], b, p, R[R_PLAYERS])
         else:
-            _end_round(st, tb, rs, b, REASON_YANIV, p, -1, -1, False)
+            _end_round(st, tb, rs, b, REASON_YANIV, p, NOBODY, NOBODY, NOT_TRUNCATED)
         return
     d = a - DISCARD_BASE
     for i in range(tb.discard_len[d]):
@@ -616,7 +620,7 @@ def _apply_discard(st, tb, rs, b, a):
         _pile_top(st, b)
         _set_top_discard(st, tb, b, d)
         g[b, G_TURNS] += 1
-        _end_round(st, tb, rs, b, REASON_EMPTY_HAND, -1, -1, p, False)
+        _end_round(st, tb, rs, b, REASON_EMPTY_HAND, NOBODY, NOBODY, p, NOT_TRUNCATED)
         return
     g[b, G_PHASE] = DRAW
 
@@ -691,7 +695,7 @@ def _apply_slam(st, tb, rs, b, a):
         g[b, G_TOP_FLASHED] = 1
         if hand_len[b, p] == 0 and tb.rules[R_EMPTY_WINS]:
             g[b, G_TURNS] += 1
-            _end_round(st, tb, rs, b, REASON_EMPTY_HAND, -1, -1, p, False)
+            _end_round(st, tb, rs, b, REASON_EMPTY_HAND, NOBODY, NOBODY, p, NOT_TRUNCATED)
             return
     _end_turn(st, tb, rs, b)
 
@@ -704,10 +708,10 @@ def _end_turn(st, tb, rs, b):
     g[b, G_DRAWN] = -1
     g[b, G_DRAWN_SLAMMABLE] = 0
     if g[b, G_DRAW_ENDS_ROUND]:
-        _end_round(st, tb, rs, b, REASON_DRAW, -1, -1, -1, False)
+        _end_round(st, tb, rs, b, REASON_DRAW, NOBODY, NOBODY, NOBODY, NOT_TRUNCATED)
         return
     if g[b, G_ROUND_TURNS] >= tb.rules[R_TURN_LIMIT]:
-        _end_round(st, tb, rs, b, REASON_DRAW, -1, -1, -1, True)
+        _end_round(st, tb, rs, b, REASON_DRAW, NOBODY, NOBODY, NOBODY, TRUNCATED)
         return
     nxt = _next_alive(st[2], b, g[b, G_TURN_PLAYER], tb.rules[R_PLAYERS])
     g[b, G_TURN_PLAYER] = nxt
@@ -730,7 +734,7 @@ def _apply_blast(st, tb, rs, b, a):
         _set_takeable_of_top(st, tb, b)
         g[b, G_TOP_FLASHED] = 0
         if hand_len[b, p] == 0 and tb.rules[R_EMPTY_WINS]:
-            _end_round(st, tb, rs, b, REASON_EMPTY_HAND, -1, -1, p, False)
+            _end_round(st, tb, rs, b, REASON_EMPTY_HAND, NOBODY, NOBODY, p, NOT_TRUNCATED)
             return
     elif tb.rules[R_PRIVATE_WINDOWS]:  # a pass: the next seat of the window answers
         n = tb.rules[R_PLAYERS]
@@ -752,11 +756,11 @@ def _apply_asaf(st, tb, rs, b, a):
     p = g[b, G_CURRENT]
     caller = g[b, G_CALLER]
     if a == ASAF:
-        _end_round(st, tb, rs, b, REASON_YANIV, caller, p, -1, False)
+        _end_round(st, tb, rs, b, REASON_YANIV, caller, p, NOBODY, NOT_TRUNCATED)
         return
     nxt = _next_alive(st[2], b, p, tb.rules[R_PLAYERS])
     if nxt == caller:
-        _end_round(st, tb, rs, b, REASON_YANIV, caller, -1, -1, False)
+        _end_round(st, tb, rs, b, REASON_YANIV, caller, NOBODY, NOBODY, NOT_TRUNCATED)
     else:
         g[b, G_CURRENT] = nxt
 
@@ -1170,4 +1174,5 @@ def random_play_parallel(st, tb, rs, decisions, play_key, done):
     """Random play, games spread over Numba's threads."""
     for b in prange(play_key.shape[0]):
         buf = np.empty(MAX_LEGAL, dtype=np.int64)
-        _play_one(st, tb, rs, b, decisions, play_key, done, buf)
+        # prange's index is unsigned: as int64, _play_one is the one random_play compiled
+        _play_one(st, tb, rs, np.int64(b), decisions, play_key, done, buf)
