@@ -121,18 +121,6 @@ def test_training_is_reproducible(tmp_path):
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
-def win_rate(run_dir, opponent: str) -> list[tuple[int, float, float, float]]:
-    """(timesteps, rate, low, high) of each evaluation against ``opponent`` in eval.csv."""
-    import csv
-
-    with open(run_dir / "eval.csv") as f:
-        return [
-            (int(r["timesteps"]), float(r["win_rate"]), float(r["low"]), float(r["high"]))
-            for r in csv.DictReader(f)
-            if r["opponent"] == opponent
-        ]
-
-
 def sanity(tmp_path, steps: int, games: int, opponent: str, **kw):
     """A learner from scratch against ``opponent`` (the default recipe, but for ``kw``); its
     evaluations against it (at the start, at the half and at the end)."""
@@ -147,7 +135,8 @@ def sanity(tmp_path, steps: int, games: int, opponent: str, **kw):
         run_name=f"sanity_{opponent}",
         **kw,
     )
-    return win_rate(ppo.train(args)["run_dir"], opponent)
+    curve = ppo.read_evaluations(ppo.train(args)["run_dir"] / "eval.csv")[opponent]
+    return [(steps, rate, low, high) for steps, _, rate, low, high in curve]
 
 
 def check_learns(curve, floor: float) -> None:

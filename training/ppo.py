@@ -682,9 +682,7 @@ def log_evaluation(policy, rules, args: Args, state: dict, path: Path) -> None:
 
     if not path.exists():
         with path.open("w", newline="") as f:
-            csv.writer(f).writerow(
-                ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
-            )
+            csv.writer(f).writerow(EVAL_COLUMNS)
     policy.set_training_mode(False)
     torch.set_num_threads(args.rollout_threads)
     rows = []
@@ -698,6 +696,17 @@ def log_evaluation(policy, rules, args: Args, state: dict, path: Path) -> None:
     with path.open("a", newline="") as f:
         csv.writer(f).writerows(rows)
     sys.stdout.flush()
+
+
+def read_evaluations(path: Path) -> dict[str, list[tuple[int, float, float, float, float]]]:
+    """A run's ``eval.csv`` (:func:`log_evaluation`) per opponent, in the order written:
+    ``(timesteps, minutes, win_rate, low, high)`` of each evaluation."""
+    curves: dict[str, list[tuple[int, float, float, float, float]]] = {}
+    with Path(path).open(newline="") as f:
+        for row in csv.DictReader(f):
+            point = (int(row["timesteps"]), *(float(row[k]) for k in ("minutes", "win_rate", "low", "high")))
+            curves.setdefault(row["opponent"], []).append(point)
+    return curves
 
 
 def log_progress(state: dict, streams: list, steps: int, seconds: tuple, losses: tuple) -> None:
