@@ -17,6 +17,7 @@ pytest.importorskip("numba")
 import torch  # noqa: E402
 
 import agents  # noqa: E402
+from agents.batched import batched  # noqa: E402
 from agents.networks import actor_logits  # noqa: E402
 from training import ppo  # noqa: E402
 from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
@@ -78,6 +79,24 @@ def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
     assert again["steps"] == 512
     assert json.loads((run / "args.json").read_text())["opponents"] == opponents
     assert agents.load(str(run / "model.safetensors")).metadata["timesteps"] == 1024
+
+
+def test_pretrain_imitates_its_teacher_and_records_it(tmp_path):
+    """``--pretrain greedy``: before any PPO step the network plays greedy's moves on fresh
+    positions (its arg-max agrees on at least 80% of them), and the play file names the teacher."""
+    run = ppo.train(small(tmp_path, pretrain="greedy", pretrain_samples=16_384, pretrain_epochs=4, total_timesteps=0))
+    agent = agents.load(str(run["run_dir"] / "model.safetensors"))
+    assert agent.metadata["training"]["pretrain"] == "greedy" and agent.metadata["timesteps"] == 0
+    games = LearnerGames("standard", 256, opponents="random")
+    obs = games.reset(123)
+    teacher = batched("greedy", seed=0)
+    agree = []
+    for _ in range(4):
+        masks = games.action_masks()
+        moves = teacher.act_batch(obs, masks)
+        agree += [agent.act(o, m) == a for o, m, a in zip(obs, masks, moves, strict=True)]
+        obs, *_ = games.step(moves)
+    assert np.mean(agree) >= 0.8, np.mean(agree)
 
 
 def test_split_opponents():

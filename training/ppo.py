@@ -134,6 +134,12 @@ class Args:
     """Run directory name (default: ``ppo_{opponents}__{seed}__{timestamp}``)."""
     init: str | None = None
     """Start from this network: a run's checkpoint.pt or a play file this learner wrote (same hidden sizes)."""
+    pretrain: str | None = None
+    """Imitate this agent before PPO (a new run): its moves in the learner's seat against --opponents' agents."""
+    pretrain_samples: int = 300_000
+    """Imitation: the teacher's decisions to fit."""
+    pretrain_epochs: int = 6
+    """Imitation: passes over those decisions."""
     resume: str | None = None
     """Continue the run in this directory from its checkpoint.pt (its arguments; only the
     budget, threads, evaluation and checkpoint options may change)."""
@@ -474,6 +480,46 @@ def evaluate(
     return int((result >= 1.0 - 1e-9).sum()), games, int(np.isnan(result).sum())
 
 
+# -- imitation ---------------------------------------------------------------------------
+def imitate(policy, rules, args: Args, seed: int) -> float:
+    """Behaviour cloning before PPO (``--pretrain``): the teacher plays the learner's seat of
+    512 games (one-round episodes) against the agents of ``--opponents`` (``random`` if it
+    names none) for
+    ``--pretrain-samples`` decisions, then the actor is fitted to its moves (cross-entropy
+    over the legal moves, ``--pretrain-epochs`` passes in minibatches of 1,024, Adam at
+    1e-3); the critic is left to PPO. Returns the share of those decisions on which the
+    fitted actor's arg-max is the teacher's move."""
+    from agents.batched import batched
+    from yaniv_env.yaniv.batched.envs import LearnerGames
+
+    _, mix, _ = split_opponents(args.opponents, args.num_envs)
+    games = LearnerGames(rules, 512, rules.num_players, opponent_mix=mix, episode="round", reward="outcome")
+    obs = games.reset(seed)
+    teacher = batched(args.pretrain, seed=seed, rules=rules)
+    seen, masks_seen, moves_seen = [], [], []
+    while len(seen) * 512 < args.pretrain_samples:
+        masks = games.action_masks()
+        moves = teacher.act_batch(obs, masks)
+        seen.append(obs.copy()), masks_seen.append(masks), moves_seen.append(moves)
+        obs, *_ = games.step(moves)
+    observations = torch.as_tensor(np.concatenate(seen))
+    ids, valid = legal_moves(np.concatenate(masks_seen))
+    target = (ids == torch.as_tensor(np.concatenate(moves_seen))[:, None]).long().argmax(1)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    generator = torch.Generator().manual_seed(seed)
+    policy.set_training_mode(True)
+    for _ in range(args.pretrain_epochs):
+        for rows in torch.randperm(len(target), generator=generator).split(1024):
+            log_probs, _ = policy_and_value(policy, observations[rows], ids[rows], valid[rows])
+            loss = torch.nn.functional.nll_loss(log_probs, target[rows])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    with torch.no_grad():
+        log_probs, _ = policy_and_value(policy, observations, ids, valid)
+    return float((log_probs.argmax(1) == target).float().mean())
+
+
 # -- saving ------------------------------------------------------------------------------
 def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> None:
     """The play file (:mod:`agents.play_format`) of the policy: ``agents.load`` reads it."""
@@ -487,7 +533,8 @@ def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> Non
         "reward": args.reward,
         "episode": args.episode,
         "advice": None,
-        "pretrain": None,
+        "pretrain": args.pretrain,
+        "init": args.init,
         "run_name": path.parent.name,
     }
     meta = play_metadata(rules, describe_policy(policy), advice=None, timesteps=timesteps, training=training)
@@ -723,6 +770,30 @@ def log_progress(state: dict, streams: list, steps: int, seconds: tuple, losses:
     )
 
 
+def starting_point(policy, optimizer, rules, args: Args, saved: dict | None) -> tuple[dict, list[int]]:
+    """The run's counters and this segment's seeds (sampling, games, past selves), with the
+    network and optimiser set as the segment starts: from the checkpoint ``saved`` when
+    resuming, else from ``--init`` and then ``--pretrain`` (:func:`imitate`)."""
+    state = {"timesteps": 0, "elapsed": 0.0, "segment": 0, "next_eval": 0, "next_snapshot": args.pool_every}
+    if saved is not None:
+        policy.load_state_dict(saved["policy"])
+        optimizer.load_state_dict(saved["optimizer"])
+        state = {**state, **saved["state"], "segment": int(saved["state"]["segment"]) + 1}
+    elif args.init:
+        policy.load_state_dict(initial_weights(Path(args.init), policy))
+    # each segment (a resume starts the next) its own streams: sampling, games, past selves, imitation
+    seeds = [int(x) for x in np.random.SeedSequence([args.seed, state["segment"]]).generate_state(4, np.uint32)]
+    if saved is None and args.pretrain:
+        t0 = time.perf_counter()
+        agreement = imitate(policy, rules, args, seeds[3])
+        print(
+            f"imitated {args.pretrain}: {args.pretrain_samples:,} decisions, {args.pretrain_epochs} epochs, "
+            f"agreement {agreement:.3f} ({time.perf_counter() - t0:.0f} s, not counted in --minutes)",
+            flush=True,
+        )
+    return state, seeds[:3]
+
+
 def train(args: Args, given: set[str] | None = None) -> dict:
     """Train (or resume) a run; returns its directory (``run_dir``), the steps of this
     session (``steps``) and the seconds spent in rollouts, updates and all of it."""
@@ -734,17 +805,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     torch.manual_seed(args.seed)  # the network's initial weights
     policy = make_policy(rules, [int(x) for x in args.hidden.split(",") if x.strip()])
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
-    state = {"timesteps": 0, "elapsed": 0.0, "segment": 0, "next_eval": 0, "next_snapshot": args.pool_every}
-    if saved is None and args.init:
-        policy.load_state_dict(initial_weights(Path(args.init), policy))
-    if saved is not None:
-        policy.load_state_dict(saved["policy"])
-        optimizer.load_state_dict(saved["optimizer"])
-        state = {**state, **saved["state"], "segment": int(saved["state"]["segment"]) + 1}
-    # each segment (a resume starts the next) its own streams: sampling, games, past selves
-    sampling_seed, games_seed, pool_seed = (
-        int(x) for x in np.random.SeedSequence([args.seed, state["segment"]]).generate_state(3, np.uint32)
-    )
+    state, (sampling_seed, games_seed, pool_seed) = starting_point(policy, optimizer, rules, args, saved)
     generator = torch.Generator().manual_seed(sampling_seed)
     past = PastSelves(args.pool_size, pool_seed)
     streams = make_streams(rules, args, policy, past, saved, games_seed)
