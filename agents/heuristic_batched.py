@@ -1,17 +1,18 @@
-"""The heuristic agents' decision, compiled for whole batches (Numba, nopython, cached): the
-one place where ``heuristic``, ``score_heuristic`` and ``tuned_two_deck`` decide (their
-scalar ``act`` is a batch of one row).
+"""The heuristic's decision, compiled for whole batches (Numba, nopython, cached): the one
+place where ``heuristic``, ``score_heuristic`` and ``tuned_two_deck`` decide (their scalar
+``act`` is a batch of one row), and where the search gets its turn plans
+(:func:`heuristic_plans`) and its rollout policy (the *lite* variant, :data:`W_LITE`).
 
 :func:`heuristic_batch` returns, row by row, the action of the heuristic described in
-:class:`agents.heuristic.HeuristicAgent` (the full policy; the search's planner
-:class:`agents.heuristic.HeuristicPolicy` computes the same costs in Python, with every
-floating-point operation in the same order, so the scores are bit-identical; ties are broken
-alike: plans, least ``(cost, discard id, draw id)``; draws, least ``(cost, action id)``). The
-pieces are small kernels over card lists and count arrays (decode, unseen counts, the
-weighted value histogram, the sum-of-values CDF, call risk, best next discard, hand and
-stock costs, the leave weight, the end-of-round chance, the cost of the points taken
-when the round ends as the acting seat's total makes it). Rows whose mask allows nothing
-get ``-1``; a row whose observation contradicts itself gets :data:`INCONSISTENT`.
+:class:`agents.heuristic.HeuristicAgent` (ties broken: plans, least ``(cost, discard id,
+draw id)``; draws, least ``(cost, action id)``). Its floating-point operations keep the order
+of the Python implementation it replaced (``agents/heuristic.py``'s ``HeuristicPolicy``), whose
+decisions the test suite holds it to (``tests/data``). The pieces are small kernels over
+card lists and count arrays (decode, unseen counts, the weighted value histogram, the
+sum-of-values CDF, call risk, best next discard, hand and stock costs, the leave weight, the
+end-of-round chance, the cost of the points taken when the round ends as the acting seat's
+total makes it). Rows whose mask allows nothing get ``-1``; a row whose observation
+contradicts itself gets :data:`INCONSISTENT`.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def widest_hand_total(rules: Rules) -> int:
 
 
 def end_cost_size(rules: Rules) -> int:
-    """Entries of :meth:`HeuristicPolicy.end_costs`: every total a hand of ``hand_size + 1``
+    """Entries of the end-cost table (:func:`_end_costs`): every total a hand of ``hand_size + 1``
     cards can hold, plus the penalty."""
     return widest_hand_total(rules) + rules.penalty + 1
 
@@ -314,8 +315,8 @@ def _suit_run(sc, o, s, in_suit, J, mu, ir):
 @numba.njit(cache=True, inline="always")
 def _count(hand, m, mu, sc, o):
     """``hand[:m]`` by rank, by suit and kinds present (``sc[o:o + S_SUIT_RANKS]``); returns
-    its jokers and the best single-card term of best_removed (the scalar's max is over a set
-    of exact values: any order gives the same float)."""
+    its jokers and the best single-card term of :func:`_best_removed` (a max over a set of
+    exact values: any order gives the same float)."""
     best = -1.0
     jokers = 0
     for i in range(S_SUIT_RANKS):
@@ -344,7 +345,9 @@ def _group(g, r, mu):
 
 @numba.njit(cache=True)
 def _best_removed(hand, m, mu, ir, sc, o):
-    """Context.best_removed over ``hand[:m]`` (scratch block at ``sc[o:]``)."""
+    """``max`` over the discards ``d`` that ``hand[:m]`` can lay of ``value(d) + mu·|d|`` (-1 for an
+    empty hand), computed directly: singles, whole same-rank groups, runs with the jokers the
+    rules allow (scratch block at ``sc[o:]``)."""
     jokers, best = _count(hand, m, mu, sc, o)
     for r in range(NUM_RANKS):
         x = _group(sc[o + r], r, mu)
@@ -366,7 +369,9 @@ def _beaten(beat, t):
 
 @numba.njit(cache=True)
 def _hand_cost(hand, m, beat, end, pe, mu, ir, sc, o):
-    """HeuristicPolicy.hand_cost of ``hand[:m]``."""
+    """Expected-points proxy of holding ``hand[:m]`` at the end of my turn: its end cost if the
+    round ends before my next turn (``pe``), else its value after the best next discard plus
+    ``mu`` per card left, or the cost of calling with it if that is lower (:func:`_cost`)."""
     total = _total(hand, m)
     after = 0.0
     if m:
@@ -389,13 +394,13 @@ def _cost(total, after, beat, end, pe, ir):
 
 @numba.njit(cache=True, inline="always")
 def _widest_hand_total(ir):
-    """heuristic.widest_hand_total: the largest total of ``hand_size + 1`` cards."""
+    """:func:`widest_hand_total`: the largest total of ``hand_size + 1`` cards."""
     return 10 * (ir[R_HAND_SIZE] + 1)
 
 
 @numba.njit(cache=True, inline="always")
 def _total_change(milestones, ir, start, x, lc):
-    """HeuristicPolicy.total_change: the change of a total ``start`` that takes ``x`` points,
+    """The change of a total ``start`` that takes ``x`` points,
     after the milestone, plus ``lc`` (limit_cost) past the limit."""
     t = start + x - ir[R_MILESTONE_LO]
     return milestones[t, 0] - start + (lc if milestones[t, 1] else 0.0)
@@ -403,7 +408,9 @@ def _total_change(milestones, ir, start, x, lc):
 
 @numba.njit(cache=True, inline="always")
 def _end_costs(start, w, ir, milestones, end):
-    """HeuristicPolicy.end_costs of a seat whose total is ``start`` (``end``: the table,
+    """``end[x]``, the cost for a seat whose total is ``start`` of taking ``x`` points when the
+    round ends: ``x``, or with ``score_aware`` = s, ``(1 - s)·x + s·Δ`` with Δ the change of its
+    total once the milestone applies, plus ``limit_cost`` past the limit (``end``: the table,
     ``ir[R_END_SIZE]`` entries)."""
     size = ir[R_END_SIZE]
     score = w[W_SCORE]
@@ -419,7 +426,8 @@ def _end_costs(start, w, ir, milestones, end):
 
 @numba.njit(cache=True, inline="always")
 def _near_kinds(hand, m, near):
-    """_near_kinds of ``hand[:m]`` as a mask over the card kinds."""
+    """The card kinds that could form a set or run with a card of ``hand[:m]``, as a mask
+    over the kinds (a joker in the hand bridges one more rank)."""
     near[:] = False
     has_joker = False
     for i in range(m):
@@ -492,7 +500,7 @@ def _parts(hand, m, mu, ir, sc, fs):
 
 @numba.njit(cache=True, inline="always")
 def _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs):
-    """HeuristicPolicy.hand_cost of the hand of :func:`_parts` (``m`` cards, ``total``) plus
+    """:func:`_hand_cost` of the hand of :func:`_parts` (``m`` cards, ``total``) plus
     the non-joker card ``k``."""
     r, s = RANKS[k], SUITS[k]
     v = VALUE[k]
@@ -626,7 +634,8 @@ def _stock_cost_lite(total, m, br, hist, score, beat, end, pe, mu, ir):
 
 @numba.njit(cache=True, inline="always")
 def _combines(card, known, r0, m):
-    """agents.common.combines of ``card`` with ``known[r0, :m]``."""
+    """Whether ``card`` could form a set or run with a card of ``known[r0, :m]`` (same rank,
+    same suit within two ranks, or either one a joker)."""
     if card == JOKER:
         return m > 0
     r, s = RANKS[card], SUITS[card]
@@ -716,7 +725,9 @@ def _known_total(known, r, m):
 
 @numba.njit(cache=True)
 def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir, milestones, cdf, dist):
-    """HeuristicPolicy.opponents_end_cost of row ``b``; ``cdf`` and ``dist``: scratch of
+    """The expected change of the alive opponents' totals of row ``b`` (after the milestone,
+    plus ``limit_cost`` past the limit) if the round ends now, their unknown cards drawn from
+    ``weighted``; ``cdf`` and ``dist``: scratch of
     ``_widest_hand_total(ir) + 1`` totals."""
     top = _widest_hand_total(ir)
     lc = w[W_LIMIT]
@@ -860,7 +871,7 @@ def _round_cents(x):
 
 @numba.njit(cache=True, inline="always")
 def _bias_at(w, alive, b, n, turns):
-    """HeuristicPolicy.bias_at: the low-card bias of the opponents' unknown cards."""
+    """The low-card bias of the opponents' unknown cards at this point of the round."""
     n_alive = 0
     for r in range(n):
         n_alive += alive[b, r]
@@ -872,7 +883,8 @@ def _bias_at(w, alive, b, n, turns):
 
 @numba.njit(cache=True)
 def _asaf(total_hand, cr, known, n_known, caller_size, weighted, ir, cdf, dist):
-    """HeuristicPolicy.should_asaf (``cr``: the caller's seat, -1 if none): ASAF or PASS."""
+    """Asaf when ``P(win)·(my hand + the caller's hand + penalty) > P(lose)·penalty``, the
+    caller's total at most the call limit (``cr``: the caller's seat, -1 if none): ASAF or PASS."""
     cap = ir[R_CALL_MAX]
     if cr < 0 or total_hand > cap:
         return PASS
@@ -973,7 +985,7 @@ def _draw(masks, b, hand, m, rest, takes, unseen, beat, end, pe, mu, ir, near, s
 
 @numba.njit(cache=True, inline="always")
 def _leave_cost(i, nxt, known, n_known, disc_takeable, disc_n_takeable):
-    """HeuristicPolicy.leave_cost of discard ``i`` to the next seat ``nxt`` (-1: none)."""
+    """How useful the cards discard ``i`` leaves to take are to the next seat ``nxt`` (-1: none)."""
     worst = 0.0
     if nxt >= 0:
         for j in range(disc_n_takeable[i]):
@@ -1075,7 +1087,7 @@ def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, unseen, est
 
 @numba.njit(cache=True, inline="always")
 def _calls(obs, b, fields, known, n_known, weighted, w, ir, milestones, cdf, dist, est, total_hand, gain):
-    """HeuristicPolicy.should_call: whether to call Yaniv with the hand total ``total_hand``
+    """Whether to call Yaniv with the hand total ``total_hand``
     (``gain``: the sum of the opponents' mean totals)."""
     hand_sizes, alive = fields[0], fields[1]
     beat, end = est[0], est[1]
