@@ -10,15 +10,14 @@ from yaniv_env import Rules
 
 from .base import checked_choice, strict_default
 from .common import AgentBase
-from .compiled import as_batch, compiled_once, one_row
+from .compiled import as_batch, one_row
 from .heuristic_batched import (
     DEFAULTS,
     HeuristicTables,
-    _decide_range,
     check_consistent,
+    compile_once,
     heuristic_batch,
     heuristic_tables,
-    warm_up_batch,
     weights,
 )
 
@@ -89,9 +88,7 @@ class HeuristicAgent(AgentBase):
         return heuristic_tables(self.context_for(observation).rules)
 
     def _kernel(self, obs: np.ndarray, m: np.ndarray, t: HeuristicTables) -> np.ndarray:
-        compiled_once(
-            "the heuristic agents", _decide_range, lambda: heuristic_batch(*warm_up_batch(t), t, self.weights)
-        )
+        compile_once(t)
         return heuristic_batch(obs, m, t, self.weights, self.threads)
 
     def _decide(self, obs: np.ndarray, m: np.ndarray, t: HeuristicTables) -> np.ndarray:

@@ -41,7 +41,7 @@ from yaniv_env.yaniv.engine import after_milestone, past_limit
 from yaniv_env.yaniv.observation import ObservationLayout
 
 from .common import ASAF_PHASE, BLAST_PHASE, DRAW_PHASE, PHASES, SLAM_PHASE
-from .compiled import borrowed, first_legal, legal_from
+from .compiled import borrowed, compiled_once, first_legal, legal_from
 
 __all__ = [
     "DEFAULTS",
@@ -52,7 +52,7 @@ __all__ = [
     "heuristic_batch",
     "heuristic_plans",
     "weights",
-    "warm_up_batch",
+    "compile_once",
 ]
 
 #: Tunable weights of :class:`HeuristicAgent` (override any with a keyword option).
@@ -225,9 +225,11 @@ def heuristic_tables(rules: Rules) -> HeuristicTables:
     return HeuristicTables(rules)
 
 
-def warm_up_batch(tables: HeuristicTables) -> tuple[np.ndarray, np.ndarray]:
-    """A batch of one row that runs the kernel (compiling it, or reading Numba's cache)."""
-    return np.zeros((1, tables.size), np.float32), np.zeros((1, tables.num_actions), np.bool_)
+def compile_once(tables: HeuristicTables) -> None:
+    """Before this process first runs the kernel: compile it (or read Numba's cache) on a batch
+    of one row, under a notice on stderr when the cache is cold (:func:`agents.compiled.compiled_once`)."""
+    warm = np.zeros((1, tables.size), np.float32), np.zeros((1, tables.num_actions), np.bool_)
+    compiled_once("the heuristic agents", _decide_range, lambda: heuristic_batch(*warm, tables, weights({})))
 
 
 def weights(options: dict, lite: bool = False) -> np.ndarray:

@@ -24,6 +24,7 @@ from .common import (
     Info,
     unseen_counts,
 )
+from .compiled import compiled_once
 from .heuristic import HeuristicAgent
 from .heuristic_batched import DEFAULTS as HEURISTIC_DEFAULTS
 from .heuristic_batched import (
@@ -32,6 +33,7 @@ from .heuristic_batched import (
     _decide_range,
     _scratch,
     check_consistent,
+    compile_once,
     heuristic_plans,
     heuristic_tables,
     weights,
@@ -191,9 +193,11 @@ class SearchAgent(AgentBase):
     a round the rollouts are long and noisy. Where its edge over the heuristic comes from:
     ``docs/experiments/2026-11-25-where-the-search-edge-lies.md``.
 
-    :meth:`act_batch` decides for many games at once (row ``i`` is game ``i``: each row keeps
+    :meth:`act_rows` decides for many games at once (row ``i`` is game ``i``: each row keeps
     the search's memory of its game, the planned draw and the cards it took), every rollout
-    of every searched decision of the batch stepping together; :meth:`act` is row 0's.
+    of every searched decision of the rows stepping together; :meth:`act` is row 0's. It is
+    ``search_fast``'s ``act_batch``; ``search`` itself has none, so a batch of its games is
+    played by a copy of it per game (:class:`agents.batched.ScalarLoop`).
 
     ``strict``: raise if the logic ever picks an illegal action (:mod:`agents.base`).
     Options (keywords; others are a ``TypeError``): :data:`SEARCH_DEFAULTS`, and any heuristic
@@ -247,7 +251,7 @@ class SearchAgent(AgentBase):
         self._last_turns = -1
         self._memories: list[tuple] = []
         self.searched = 0
-        #: the last :meth:`act_batch`'s searched rows: ``row -> (actions, values)``, each
+        #: the last :meth:`act_rows`'s searched rows: ``row -> (actions, values)``, each
         #: first action of the candidate plans with the mean rollout value (in points) of
         #: its best plan; what imitation uses as soft targets (``--pretrain-temperature``)
         self.searched_values: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -264,7 +268,7 @@ class SearchAgent(AgentBase):
 
     # -- acting -----------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+        return int(self.act_rows(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
     def act_annotated(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict | None]:
         """The move :meth:`act` makes and, at a searched decision, the mean rollout value
@@ -275,8 +279,8 @@ class SearchAgent(AgentBase):
         searched = self.searched_values.get(0)
         return action, None if searched is None else values_note(*searched)
 
-    def act_batch(self, observations, masks, keys=None) -> np.ndarray:
-        """One decision per row (``-1`` where nothing is legal); ``keys`` is not used."""
+    def act_rows(self, observations, masks) -> np.ndarray:
+        """One decision per row (``-1`` where nothing is legal), row ``i`` being game ``i``."""
         obs = np.ascontiguousarray(np.asarray(observations, dtype=np.float32))
         m = np.ascontiguousarray(np.asarray(masks).astype(bool, copy=False))
         rows = len(obs)
@@ -386,6 +390,7 @@ class SearchAgent(AgentBase):
     def turn_plans(self, info: Info, obs: np.ndarray, mask: np.ndarray) -> TurnPlans:
         """The heuristic's turn plans at the discard decision ``obs`` (its compiled kernel)."""
         tables = heuristic_tables(info.ctx.rules)
+        compile_once(tables)
         turn = heuristic_plans(obs, mask, tables, self._plan_weights)
         check_consistent(np.array([turn.action]), tables)
         return turn
@@ -585,8 +590,10 @@ class SearchAgent(AgentBase):
         rows = np.arange(count, dtype=np.int64)
         obs = np.zeros((1, eng.layout.size), np.float32)
         mask = np.zeros((1, eng.num_actions), np.bool_)
-        _play_out(st, tb, rs, rows, first.astype(np.int64), draw.astype(np.int64), MAX_ROLLOUT_STEPS,
-                  self._rollout_weights, tables, fields, scales, obs, mask)  # fmt: skip
+        first, draw, w = first.astype(np.int64), draw.astype(np.int64), self._rollout_weights
+        compiled_once("the search's rollouts", _play_out, lambda: _play_out(
+            st, tb, rs, rows[:0], first, draw, MAX_ROLLOUT_STEPS, w, tables, fields, scales, obs, mask))  # fmt: skip
+        _play_out(st, tb, rs, rows, first, draw, MAX_ROLLOUT_STEPS, w, tables, fields, scales, obs, mask)
         res = StepResult(*rs, reset=np.zeros(eng.num_envs, dtype=bool))
         return np.array([
             self._row_value(res, r, start_scores[r], start_alive[r]) if res.round_over[r] else 0.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .search import SearchAgent
 
 
@@ -9,7 +11,8 @@ class FastSearchAgent(SearchAgent):
     """:class:`agents.search.SearchAgent` rolling out with the *full* compiled heuristic
     instead of its ``lite`` variant (``rollout="full"``, which it does not take as an option):
     the same candidate plans, determinizations, values and choice rule, so its decisions
-    are those of ``search`` with ``rollout="full"``. It is the imitation teacher
+    are those of ``search`` with ``rollout="full"``. A batch of games is one call of
+    :meth:`act_batch` (one generator for all rows). It is the imitation teacher
     (``yaniv train --pretrain search_fast``, which reads :attr:`~SearchAgent.searched_values`).
 
     Options: those of ``search`` (:data:`agents.search.SEARCH_DEFAULTS`) but ``rollout``,
@@ -30,6 +33,11 @@ class FastSearchAgent(SearchAgent):
         if "rollout" in options:
             raise TypeError("search_fast rolls out with the compiled full heuristic: it takes no 'rollout' option")
         super().__init__(seed, rules, num_players, strict, **options)
+
+    def act_batch(self, observations, masks, keys=None) -> np.ndarray:
+        """:meth:`~SearchAgent.act_rows`: one decision per row, row ``i`` being game ``i`` (``-1``
+        where nothing is legal); ``keys`` is not used."""
+        return self.act_rows(observations, masks)
 
 
 class RoundSearchAgent(FastSearchAgent):
