@@ -22,6 +22,7 @@ from .common import (
     TAKE_BASE,
     AgentBase,
     Info,
+    legal_list,
     unseen_counts,
 )
 from .compiled import compiled_once
@@ -268,6 +269,7 @@ class SearchAgent(AgentBase):
 
     # -- acting -----------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal_list(action_mask)  # a mask that allows nothing is a ValueError here, -1 in a batch
         return int(self.act_rows(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
     def act_annotated(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict | None]:
