@@ -1,11 +1,10 @@
-"""Shared helpers of the baseline agents: observation decoding and hand arithmetic.
+"""Shared helpers of the baseline agents: observation decoding and the unseen cards.
 
 An agent sees only its observation vector and action mask. :func:`decode` turns them into
 an :class:`Info`, a small struct of public information from the agent's seat (seats are
 *relative*: 0 is the agent, 1 the next player in turn order, ...), and :class:`AgentBase`
-resolves the rules and the player count. The hand helpers (:meth:`Context.best_after`,
-:func:`unseen_counts`, :func:`hand_total`, :func:`combines`) are shared by the greedy,
-heuristic and search agents.
+resolves the rules and the player count; :func:`unseen_counts` counts the cards the agent
+cannot see (the search samples them).
 
 Player count. The observation layout depends on the number of players (one ``known``
 block per opponent and one entry per seat in the per-player pieces): its length is
@@ -35,7 +34,7 @@ from yaniv_env.yaniv.actions import (
     ActionTable,
     action_table,
 )
-from yaniv_env.yaniv.cards import JOKER, NUM_KINDS, RANK, SUIT, YANIV_VALUE, standard_deck
+from yaniv_env.yaniv.cards import NUM_KINDS, standard_deck
 from yaniv_env.yaniv.observation import ObservationLayout, ObservationView
 
 __all__ = [
@@ -48,9 +47,6 @@ __all__ = [
     "legal_list",
     "num_players_from_obs",
     "unseen_counts",
-    "hand_total",
-    "remove_cards",
-    "combines",
     "DISCARD_PHASE",
     "DRAW_PHASE",
     "SLAM_PHASE",
@@ -78,9 +74,8 @@ num_players_from_obs = ObservationLayout.players_from_size
 class Context:
     """Tables derived from one rule set (with its player count), shared by all agents.
 
-    Build it with :func:`context` (cached). ``disc_takeable[i]`` and ``move_key[i]`` are the
-    cards the next player may take after discard entry ``i`` (id ``DISCARD_BASE + i``) and
-    its move's key.
+    Build it with :func:`context` (cached). ``move_key[i]`` is the move of discard entry ``i``
+    (id ``DISCARD_BASE + i``): its cards, sorted.
     """
 
     def __init__(self, rules: Rules):
@@ -91,85 +86,8 @@ class Context:
         self.deck_counts = [0] * NUM_KINDS
         for k in standard_deck(rules.jokers_per_deck, rules.num_decks):
             self.deck_counts[k] += 1
-        self.disc_takeable = [d.takeable for d in self.table.discards]
         # a move's key (its sorted cards): the discards with the same key are layouts of one move
         self.move_key = [tuple(sorted(d.cards)) for d in self.table.discards]
-        self._run_min = rules.run_min
-        self._max_run_jokers = rules.max_run_jokers
-        self._run_jokers_at_ends = rules.run_jokers_at_ends
-        self._hand_size = rules.hand_size
-        self._after_cache: dict[tuple, float] = {}
-
-    # -- hand arithmetic ---------------------------------------------------------------
-    def best_removed(self, hand, mu: float) -> float:
-        """``max`` over the discards ``d`` the hand can lay of ``value(d) + mu·|d|`` (-1 for
-        an empty hand). Computed directly (singles, whole same-rank groups, runs with the
-        jokers the rules allow); it agrees with the action table on every hand."""
-        best = -1.0
-        jokers = 0
-        by_rank: dict[int, int] = {}
-        suits: tuple[list[int], ...] = ([], [], [], [])
-        for k in hand:
-            if k == JOKER:
-                jokers += 1
-                continue
-            v = YANIV_VALUE[k]
-            if v + mu > best:
-                best = v + mu
-            r = RANK[k]
-            by_rank[r] = by_rank.get(r, 0) + 1
-            suits[SUIT[k]].append(r)
-        if jokers and mu > best:
-            best = mu
-        for r, g in by_rank.items():
-            if g > 1:
-                x = g * (YANIV_VALUE[r] + mu)
-                if x > best:
-                    best = x
-        run_min = self._run_min
-        if len(hand) >= run_min:
-            J = min(jokers, self._max_run_jokers)
-            ends_ok = self._run_jokers_at_ends
-            cap = self._hand_size
-            for rs in suits:
-                if not rs or len(rs) + J < run_min:
-                    continue
-                rs = sorted(set(rs))
-                m = len(rs)
-                for i in range(m):
-                    lo = rs[i]
-                    vsum = 0
-                    for j in range(i, m):
-                        hi = rs[j]
-                        vsum += YANIV_VALUE[hi]
-                        span = hi - lo + 1
-                        gaps = span - (j - i + 1)
-                        if gaps > J:
-                            break
-                        length = min(span + J - gaps, cap, 13) if ends_ok else span
-                        if length >= run_min:
-                            x = vsum + mu * length
-                            if x > best:
-                                best = x
-        return best
-
-    def best_after(self, hand, mu: float) -> float:
-        """``min`` over the discards ``d`` the hand can lay of ``value(hand - d) + mu·|hand - d|``:
-        how good the hand is once its best next discard is thrown (before the next draw)."""
-        if not hand:
-            return 0.0
-        key = (mu, *sorted(hand))
-        cache = self._after_cache
-        got = cache.get(key)
-        if got is None:
-            total = 0
-            for k in hand:
-                total += YANIV_VALUE[k]
-            got = total + mu * len(hand) - self.best_removed(hand, mu)
-            if len(cache) >= 1_000_000:
-                cache.clear()
-            cache[key] = got
-        return got
 
 
 @lru_cache(maxsize=64)
@@ -234,36 +152,6 @@ def unseen_counts(info: Info) -> list[int]:
         if c[k] < 0:  # inconsistent input; never negative
             c[k] = 0
     return c
-
-
-def hand_total(hand) -> int:
-    t = 0
-    for k in hand:
-        t += YANIV_VALUE[k]
-    return t
-
-
-def remove_cards(hand, cards) -> list[int]:
-    rest = list(hand)
-    for k in cards:
-        rest.remove(k)
-    return rest
-
-
-def combines(card: int, hand) -> bool:
-    """Whether ``card`` could form a set or run with cards of ``hand`` (same rank, or same
-    suit within two ranks, or either side a joker)."""
-    if card == JOKER:
-        return bool(hand)
-    r, s = RANK[card], SUIT[card]
-    for k in hand:
-        if k == JOKER:
-            return True
-        if RANK[k] == r:
-            return True
-        if SUIT[k] == s and abs(RANK[k] - r) <= 2:
-            return True
-    return False
 
 
 class AgentBase:

@@ -1,23 +1,25 @@
-"""The heuristic agents' decision, compiled for whole batches (Numba, nopython, cached): the
-one place where ``heuristic``, ``score_heuristic`` and ``tuned_two_deck`` decide (their
-scalar ``act`` is a batch of one row).
+"""The heuristic's decision, compiled for whole batches (Numba, nopython, cached): the one
+place where ``heuristic``, ``score_heuristic`` and ``tuned_two_deck`` decide (their scalar
+``act`` is a batch of one row), and where the search gets its turn plans
+(:func:`heuristic_plans`) and its rollout policy (the *lite* variant, :data:`W_LITE`).
 
 :func:`heuristic_batch` returns, row by row, the action of the heuristic described in
-:class:`agents.heuristic.HeuristicAgent` (the full policy; the search's planner
-:class:`agents.heuristic.HeuristicPolicy` computes the same costs in Python, with every
-floating-point operation in the same order, so the scores are bit-identical; ties are broken
-alike: plans, least ``(cost, discard id, draw id)``; draws, least ``(cost, action id)``). The
-pieces are small kernels over card lists and count arrays (decode, unseen counts, the
-weighted value histogram, the sum-of-values CDF, call risk, best next discard, hand and
-stock costs, the leave weight, the end-of-round chance, the cost of the points taken
-when the round ends as the acting seat's total makes it). Rows whose mask allows nothing
-get ``-1``; a row whose observation contradicts itself gets :data:`INCONSISTENT`.
+:class:`agents.heuristic.HeuristicAgent` (ties broken: plans, least ``(cost, discard id,
+draw id)``; draws, least ``(cost, action id)``). Its floating-point operations keep the order
+of the Python implementation it replaced (``agents/heuristic.py``'s ``HeuristicPolicy``), whose
+decisions the test suite holds it to (``tests/data``). The pieces are small kernels over
+card lists and count arrays (decode, unseen counts, the weighted value histogram, the
+sum-of-values CDF, call risk, best next discard, hand and stock costs, the leave weight, the
+end-of-round chance, the cost of the points taken when the round ends as the acting seat's
+total makes it). Rows whose mask allows nothing get ``-1``; a row whose observation
+contradicts itself gets :data:`INCONSISTENT`.
 """
 
 from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -39,9 +41,19 @@ from yaniv_env.yaniv.engine import after_milestone, past_limit
 from yaniv_env.yaniv.observation import ObservationLayout
 
 from .common import ASAF_PHASE, BLAST_PHASE, DRAW_PHASE, PHASES, SLAM_PHASE
-from .compiled import borrowed, first_legal, legal_from
+from .compiled import borrowed, compiled_once, first_legal, legal_from
 
-__all__ = ["DEFAULTS", "HeuristicTables", "heuristic_tables", "heuristic_batch", "weights", "warm_up_batch"]
+__all__ = [
+    "DEFAULTS",
+    "HeuristicTables",
+    "TurnPlans",
+    "check_consistent",
+    "heuristic_tables",
+    "heuristic_batch",
+    "heuristic_plans",
+    "weights",
+    "compile_once",
+]
 
 #: Tunable weights of :class:`HeuristicAgent` (override any with a keyword option).
 DEFAULTS = {
@@ -82,7 +94,7 @@ def widest_hand_total(rules: Rules) -> int:
 
 
 def end_cost_size(rules: Rules) -> int:
-    """Entries of :meth:`HeuristicPolicy.end_costs`: every total a hand of ``hand_size + 1``
+    """Entries of the end-cost table (:func:`_end_costs`): every total a hand of ``hand_size + 1``
     cards can hold, plus the penalty."""
     return widest_hand_total(rules) + rules.penalty + 1
 
@@ -213,18 +225,21 @@ def heuristic_tables(rules: Rules) -> HeuristicTables:
     return HeuristicTables(rules)
 
 
-def warm_up_batch(tables: HeuristicTables) -> tuple[np.ndarray, np.ndarray]:
-    """A batch of one row that runs the kernel (compiling it, or reading Numba's cache)."""
-    return np.zeros((1, tables.size), np.float32), np.zeros((1, tables.num_actions), np.bool_)
+def compile_once(tables: HeuristicTables) -> None:
+    """Before this process first runs the kernel: compile it (or read Numba's cache) on a batch
+    of one row, under a notice on stderr when the cache is cold (:func:`agents.compiled.compiled_once`)."""
+    warm = np.zeros((1, tables.size), np.float32), np.zeros((1, tables.num_actions), np.bool_)
+    compiled_once("the heuristic agents", _decide_range, lambda: heuristic_batch(*warm, tables, weights({})))
 
 
-def weights(options: dict) -> np.ndarray:
-    """The policy's weights as the kernel reads them (defaults overridden by ``options``)."""
+def weights(options: dict, lite: bool = False) -> np.ndarray:
+    """The policy's weights as the kernel reads them (defaults overridden by ``options``),
+    then the variant: ``lite`` is the search's fast rollout policy (:data:`W_LITE`)."""
     unknown = set(options) - set(DEFAULTS)
     if unknown:
         raise ValueError(f"unknown heuristic options: {', '.join(sorted(unknown))}; known: {', '.join(DEFAULTS)}")
     o = {**DEFAULTS, **options}
-    return np.array([float(o[k]) for k in DEFAULTS], dtype=np.float64)
+    return np.array([*(float(o[k]) for k in DEFAULTS), float(lite)], dtype=np.float64)
 
 
 # weight indices (the order of DEFAULTS)
@@ -232,6 +247,11 @@ _W = {name: i for i, name in enumerate(DEFAULTS)}
 W_MU, W_BIAS, W_BIAS_TURN, W_BIAS_MAX = _W["mu"], _W["bias"], _W["bias_per_turn"], _W["bias_max"]
 W_CALL_RISK, W_CALL_MARGIN, W_LEAVE, W_END = _W["call_risk"], _W["call_margin"], _W["leave_weight"], _W["end_weight"]
 W_SCORE, W_LIMIT, W_CALL_AWARE = _W["score_aware"], _W["limit_cost"], _W["call_aware"]
+#: The variant flag after the weights: nonzero for the *lite* heuristic, the search's rollout
+#: policy, which takes the unseen cards to follow the deck's value distribution (its low-card
+#: weighting at the bias rounded to hundredths) and scores a stock card by its value alone
+#: (:func:`_stock_cost_lite`; no exact set or run completion).
+W_LITE = len(DEFAULTS)
 # int_rules indices
 R_CALL_MAX, R_PENALTY, R_EMPTY_WINS, R_RUN_MIN, R_RUN_JOKERS, R_ENDS_OK, R_HAND_SIZE = range(7)
 R_SCORES, R_SCORE_LIMIT, R_END_SIZE, R_MILESTONE_LO = range(7, 11)
@@ -297,8 +317,8 @@ def _suit_run(sc, o, s, in_suit, J, mu, ir):
 @numba.njit(cache=True, inline="always")
 def _count(hand, m, mu, sc, o):
     """``hand[:m]`` by rank, by suit and kinds present (``sc[o:o + S_SUIT_RANKS]``); returns
-    its jokers and the best single-card term of best_removed (the scalar's max is over a set
-    of exact values: any order gives the same float)."""
+    its jokers and the best single-card term of :func:`_best_removed` (a max over a set of
+    exact values: any order gives the same float)."""
     best = -1.0
     jokers = 0
     for i in range(S_SUIT_RANKS):
@@ -327,7 +347,9 @@ def _group(g, r, mu):
 
 @numba.njit(cache=True)
 def _best_removed(hand, m, mu, ir, sc, o):
-    """Context.best_removed over ``hand[:m]`` (scratch block at ``sc[o:]``)."""
+    """``max`` over the discards ``d`` that ``hand[:m]`` can lay of ``value(d) + mu·|d|`` (-1 for an
+    empty hand), computed directly: singles, whole same-rank groups, runs with the jokers the
+    rules allow (scratch block at ``sc[o:]``)."""
     jokers, best = _count(hand, m, mu, sc, o)
     for r in range(NUM_RANKS):
         x = _group(sc[o + r], r, mu)
@@ -349,7 +371,9 @@ def _beaten(beat, t):
 
 @numba.njit(cache=True)
 def _hand_cost(hand, m, beat, end, pe, mu, ir, sc, o):
-    """HeuristicPolicy.hand_cost of ``hand[:m]``."""
+    """Expected-points proxy of holding ``hand[:m]`` at the end of my turn: its end cost if the
+    round ends before my next turn (``pe``), else its value after the best next discard plus
+    ``mu`` per card left, or the cost of calling with it if that is lower (:func:`_cost`)."""
     total = _total(hand, m)
     after = 0.0
     if m:
@@ -372,13 +396,13 @@ def _cost(total, after, beat, end, pe, ir):
 
 @numba.njit(cache=True, inline="always")
 def _widest_hand_total(ir):
-    """heuristic.widest_hand_total: the largest total of ``hand_size + 1`` cards."""
+    """:func:`widest_hand_total`: the largest total of ``hand_size + 1`` cards."""
     return 10 * (ir[R_HAND_SIZE] + 1)
 
 
 @numba.njit(cache=True, inline="always")
 def _total_change(milestones, ir, start, x, lc):
-    """HeuristicPolicy.total_change: the change of a total ``start`` that takes ``x`` points,
+    """The change of a total ``start`` that takes ``x`` points,
     after the milestone, plus ``lc`` (limit_cost) past the limit."""
     t = start + x - ir[R_MILESTONE_LO]
     return milestones[t, 0] - start + (lc if milestones[t, 1] else 0.0)
@@ -386,7 +410,9 @@ def _total_change(milestones, ir, start, x, lc):
 
 @numba.njit(cache=True, inline="always")
 def _end_costs(start, w, ir, milestones, end):
-    """HeuristicPolicy.end_costs of a seat whose total is ``start`` (``end``: the table,
+    """``end[x]``, the cost for a seat whose total is ``start`` of taking ``x`` points when the
+    round ends: ``x``, or with ``score_aware`` = s, ``(1 - s)·x + s·Δ`` with Δ the change of its
+    total once the milestone applies, plus ``limit_cost`` past the limit (``end``: the table,
     ``ir[R_END_SIZE]`` entries)."""
     size = ir[R_END_SIZE]
     score = w[W_SCORE]
@@ -402,7 +428,8 @@ def _end_costs(start, w, ir, milestones, end):
 
 @numba.njit(cache=True, inline="always")
 def _near_kinds(hand, m, near):
-    """_near_kinds of ``hand[:m]`` as a mask over the card kinds."""
+    """The card kinds that could form a set or run with a card of ``hand[:m]``, as a mask
+    over the kinds (a joker in the hand bridges one more rank)."""
     near[:] = False
     has_joker = False
     for i in range(m):
@@ -475,7 +502,7 @@ def _parts(hand, m, mu, ir, sc, fs):
 
 @numba.njit(cache=True, inline="always")
 def _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs):
-    """HeuristicPolicy.hand_cost of the hand of :func:`_parts` (``m`` cards, ``total``) plus
+    """:func:`_hand_cost` of the hand of :func:`_parts` (``m`` cards, ``total``) plus
     the non-joker card ``k``."""
     r, s = RANKS[k], SUITS[k]
     v = VALUE[k]
@@ -500,10 +527,12 @@ def _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs):
 
 
 @numba.njit(cache=True, inline="always")
-def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs):
-    """The costs of drawing to ``hand[:m]`` (room for one more card): HeuristicPolicy.stock_cost
-    if ``stock`` (returned; else 0) and the hand_cost of taking each of ``takes[:n_takes]``
-    (into ``costs``)."""
+def _draw_costs(hand, m, stock, unseen, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs):
+    """The costs of drawing to ``hand[:m]`` (room for one more card): the expected cost of a
+    stock card if ``stock`` (returned; else 0) and the hand cost of taking each of
+    ``takes[:n_takes]`` (into ``costs``). ``unseen``: the unseen pool's counts and size, the
+    value histogram and the weights (the lite variant scores a stock card by ``hist`` only)."""
+    pool, pool_total, hist, w = unseen
     total = _total(hand, m)
     br, singles, J = _parts(hand, m, mu, ir, sc, fs)
     for j in range(n_takes):
@@ -515,13 +544,19 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe,
             costs[j] = _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs)
     if not stock:
         return 0.0
+    if w[W_LITE]:
+        if m:
+            return _stock_cost_lite(total, m, br, hist, w[W_SCORE], beat, end, pe, mu, ir)
+        for v in range(NUM_VALUES):  # an empty hand: the card's value distribution, weights summing to 1
+            fs[F_BY_VALUE + v] = hist[v]
+        return _by_value_cost(0.0, total, m, br, beat, end, pe, mu, ir, fs)
     if pool_total <= 0:
         return _hand_cost(hand, m, beat, end, pe, mu, ir, sc, BLOCK_1)
     for v in range(NUM_VALUES):
         fs[F_BY_VALUE + v] = 0.0
     acc = 0.0
     _near_kinds(hand, m, near)
-    for k in range(NUM_KINDS):
+    for k in range(NUM_KINDS):  # cards that may combine with the hand exactly, the others by value
         c = pool[k]
         if not c:
             continue
@@ -533,6 +568,14 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe,
             acc += c * _hand_cost(hand, m + 1, beat, end, pe, mu, ir, sc, BLOCK_1)
             continue
         acc += c * _plus_cost(k, m, total, singles, J, beat, end, pe, mu, ir, sc, fs)
+    return _by_value_cost(acc, total, m, br, beat, end, pe, mu, ir, fs) / pool_total
+
+
+@numba.njit(cache=True, inline="always")
+def _by_value_cost(acc, total, m, br, beat, end, pe, mu, ir, fs):
+    """``acc`` plus the cost of drawing to ``hand[:m]`` (``total``, best_removed ``br``) each
+    card counted by value in ``fs[F_BY_VALUE:]``, times its count: the card is kept or dropped
+    at the next discard, whichever is cheaper, or the hand calls."""
     call_max = ir[R_CALL_MAX]
     penalty = ir[R_PENALTY]
     drop_new = 0.0
@@ -555,12 +598,46 @@ def _draw_costs(hand, m, stock, pool, pool_total, takes, n_takes, beat, end, pe,
                 if x < after:
                     after = x
             acc += c * (pe * end[tv] + (1.0 - pe) * after)
-    return acc / pool_total
+    return acc
+
+
+@numba.njit(cache=True, inline="always")
+def _stock_cost_lite(total, m, br, hist, score, beat, end, pe, mu, ir):
+    """The lite variant's cost of drawing a stock card to a hand of ``m > 0`` cards (``total``,
+    best_removed ``br``), the card known by its value distribution ``hist`` only: the sum of
+    :func:`_by_value_cost` in closed form, ``E[min(x, v)]`` with ``x`` what dropping the new card
+    saves over keeping it (``score``: the score_aware weight, for the cost of the round ending)."""
+    drop_new = total + mu * m
+    keep_new = total + mu * m - br + mu
+    x = drop_new - keep_new
+    g = 0.0
+    ev = 0.0
+    ended = 0.0
+    for v in range(NUM_VALUES):
+        g += hist[v] * (x if x < v else v)
+        ev += hist[v] * v
+        ended += hist[v] * end[total + v]
+    if not score:
+        ended = total + ev
+    cost = pe * ended + (1.0 - pe) * (keep_new + g)
+    call_max = ir[R_CALL_MAX]
+    if total <= call_max:
+        penalty = ir[R_PENALTY]
+        for v in range(min(10, call_max - total) + 1):
+            p = hist[v]
+            if p:
+                plain = keep_new + (x if x < v else v)
+                tv = total + v
+                c = _beaten(beat, tv) * end[tv + penalty]
+                if c < plain:
+                    cost += p * (1.0 - pe) * (c - plain)
+    return cost
 
 
 @numba.njit(cache=True, inline="always")
 def _combines(card, known, r0, m):
-    """agents.common.combines of ``card`` with ``known[r0, :m]``."""
+    """Whether ``card`` could form a set or run with a card of ``known[r0, :m]`` (same rank,
+    same suit within two ranks, or either one a joker)."""
     if card == JOKER:
         return m > 0
     r, s = RANKS[card], SUITS[card]
@@ -625,14 +702,15 @@ def _sum_cdf(base, unknown, hist, cap, out, dist):
 
 
 @numba.njit(cache=True, inline="always")
-def _hist(pool, deck_counts, hist):
-    """The unseen pool's value distribution (the deck's when the pool is empty)."""
+def _hist(pool, deck_counts, hist, lite):
+    """The unseen pool's value distribution (the deck's when the pool is empty, or ``lite``)."""
     hist[:] = 0.0
-    for k in range(NUM_KINDS):
-        if pool[k]:
-            hist[VALUE[k]] += pool[k]
-    if _normalise(hist) > 0:
-        return
+    if not lite:
+        for k in range(NUM_KINDS):
+            if pool[k]:
+                hist[VALUE[k]] += pool[k]
+        if _normalise(hist) > 0:
+            return
     for k in range(NUM_KINDS):
         hist[VALUE[k]] += deck_counts[k]
     _normalise(hist)
@@ -649,7 +727,9 @@ def _known_total(known, r, m):
 
 @numba.njit(cache=True)
 def _opponents_end_cost(obs, b, n, alive, known, n_known, hand_sizes, weighted, w, ir, milestones, cdf, dist):
-    """HeuristicPolicy.opponents_end_cost of row ``b``; ``cdf`` and ``dist``: scratch of
+    """The expected change of the alive opponents' totals of row ``b`` (after the milestone,
+    plus ``limit_cost`` past the limit) if the round ends now, their unknown cards drawn from
+    ``weighted``; ``cdf`` and ``dist``: scratch of
     ``_widest_hand_total(ir) + 1`` totals."""
     top = _widest_hand_total(ir)
     lc = w[W_LIMIT]
@@ -686,8 +766,9 @@ def _less(c1, a1, d1, c2, a2, d2):
 
 
 @numba.njit(cache=True)
-def _scratch(n, ir, card_end, num_moves, num_actions):
-    """The work arrays of :func:`_decide_range` (one set per thread)."""
+def _scratch(n, ir, card_end, num_moves, num_actions, plan_rows):
+    """The work arrays of :func:`_decide_range` (one set per thread), with a plan record for
+    ``plan_rows`` plans (:func:`_keep_plan`; 0: none kept)."""
     cap = ir[R_CALL_MAX]
     wide = max(cap, _widest_hand_total(ir))  # the cdfs of whole hands (_opponents_end_cost)
     ints = (
@@ -713,7 +794,9 @@ def _scratch(n, ir, card_end, num_moves, num_actions):
         np.empty(cap + 1),  # beat
         np.empty(ir[R_END_SIZE]),  # end
     )
-    return ints, floats, np.empty((n, MAX_HAND), np.int64), np.empty((2, wide + 1)), np.zeros(NUM_KINDS, np.bool_)
+    plans = np.zeros((plan_rows + 1, 3))  # row 0: the count, the call (1, 0; -1 not asked), the bias
+    known, dist, near = np.empty((n, MAX_HAND), np.int64), np.empty((2, wide + 1)), np.zeros(NUM_KINDS, np.bool_)
+    return ints, floats, known, dist, near, plans
 
 
 @numba.njit(cache=True, inline="always")
@@ -772,8 +855,25 @@ def _unseen(row, deck_counts, n, known_start, card_starts, pool):
 
 
 @numba.njit(cache=True, inline="always")
+def _round_cents(x):
+    """``round(x, 2)`` as Python rounds a float: the multiple of 0.01 nearest the exact value
+    of ``x`` (ties to even), as the nearest float. The product ``100·x`` is rounded; its exact
+    error (Dekker's two-product: ``100`` needs no split) decides where the product alone cannot."""
+    p = x * 100.0
+    c = 134217729.0 * x  # 2**27 + 1: x split into two halves of 26 bits
+    hi = c - (c - x)
+    lo = x - hi
+    err = (hi * 100.0 - p) + lo * 100.0
+    k = math.floor(p)
+    d = (p - k) - 0.5  # exact: a multiple of p's last bit, which err is smaller than
+    if d > 0.0 or (d == 0.0 and (err > 0.0 or (err == 0.0 and k % 2 == 1))):
+        k += 1
+    return k / 100.0
+
+
+@numba.njit(cache=True, inline="always")
 def _bias_at(w, alive, b, n, turns):
-    """HeuristicPolicy.bias_at: the low-card bias of the opponents' unknown cards."""
+    """The low-card bias of the opponents' unknown cards at this point of the round."""
     n_alive = 0
     for r in range(n):
         n_alive += alive[b, r]
@@ -785,7 +885,8 @@ def _bias_at(w, alive, b, n, turns):
 
 @numba.njit(cache=True)
 def _asaf(total_hand, cr, known, n_known, caller_size, weighted, ir, cdf, dist):
-    """HeuristicPolicy.should_asaf (``cr``: the caller's seat, -1 if none): ASAF or PASS."""
+    """Asaf when ``P(win)·(my hand + the caller's hand + penalty) > P(lose)·penalty``, the
+    caller's total at most the call limit (``cr``: the caller's seat, -1 if none): ASAF or PASS."""
     cap = ir[R_CALL_MAX]
     if cr < 0 or total_hand > cap:
         return PASS
@@ -861,7 +962,7 @@ def _slam(row, d_start, hand, m, rest, beat, end, pe, mu, ir, sc):
 
 
 @numba.njit(cache=True)
-def _draw(masks, b, hand, m, rest, takes, pool, pool_total, beat, end, pe, mu, ir, near, sc, fs, costs):
+def _draw(masks, b, hand, m, rest, takes, unseen, beat, end, pe, mu, ir, near, sc, fs, costs):
     """The draw: least ``(cost, action)`` over the stock and the legal takes; -1 if none."""
     n_takes = 0
     for a in range(TAKE_BASE, DISCARD_BASE):
@@ -870,9 +971,7 @@ def _draw(masks, b, hand, m, rest, takes, pool, pool_total, beat, end, pe, mu, i
             n_takes += 1
     draw_stock = masks[b, DRAW_STOCK]
     rest[:m] = hand[:m]
-    sc_cost = _draw_costs(
-        rest, m, draw_stock, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs
-    )
+    sc_cost = _draw_costs(rest, m, draw_stock, unseen, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs)
     bc = 0.0
     ba = -1
     if draw_stock:
@@ -888,7 +987,7 @@ def _draw(masks, b, hand, m, rest, takes, pool, pool_total, beat, end, pe, mu, i
 
 @numba.njit(cache=True, inline="always")
 def _leave_cost(i, nxt, known, n_known, disc_takeable, disc_n_takeable):
-    """HeuristicPolicy.leave_cost of discard ``i`` to the next seat ``nxt`` (-1: none)."""
+    """How useful the cards discard ``i`` leaves to take are to the next seat ``nxt`` (-1: none)."""
     worst = 0.0
     if nxt >= 0:
         for j in range(disc_n_takeable[i]):
@@ -925,11 +1024,23 @@ def _layouts(masks, b, nxt, lw, known, n_known, tabs, move_a, move_lc, moves, id
     return n_moves
 
 
+@numba.njit(cache=True, inline="always")
+def _keep_plan(plans, cost, a, d):
+    """Append the plan ``(cost, a, d)`` to ``plans`` (:func:`_scratch`'s plan record: rows 1..,
+    the count in ``plans[0, 0]``) if it has room; the count goes on (the caller checks it)."""
+    i = np.int64(plans[0, 0]) + 1
+    if i < plans.shape[0]:
+        plans[i, 0] = cost
+        plans[i, 1] = a
+        plans[i, 2] = d
+    plans[0, 0] = i
+
+
 @numba.njit(cache=True)
-def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, pool, pool_total, est, ir, mu, ints, floats, near):
-    """HeuristicPolicy.plans' least ``(cost, discard, draw)``: returns its cost and discard
-    (-1: no plan) and whether a move's cards are missing from the hand (every ``move_a`` is
-    reset to -1)."""
+def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, unseen, est, ir, mu, ints, floats, near, plans):
+    """The least turn plan ``(cost, discard, draw)``, one layout per move: returns its cost and
+    discard (-1: no plan) and whether a move's cards are missing from the hand (every
+    ``move_a`` is reset to -1). Every plan is kept in ``plans`` (:func:`_keep_plan`)."""
     card_starts, disc_counts = tabs[0], tabs[2]
     beat, end, pe = est
     rest, sc, takes = ints[1], ints[4], ints[6]
@@ -958,18 +1069,19 @@ def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, pool, pool_
                 rest[mr] = k
                 mr += 1
         if mr == 0 and ir[R_EMPTY_WINS]:
+            _keep_plan(plans, EMPTY_HAND_COST, a, DRAW_STOCK)
             if pa < 0 or _less(EMPTY_HAND_COST, a, DRAW_STOCK, pc, pa, pd):
                 pc, pa, pd = EMPTY_HAND_COST, a, DRAW_STOCK
             continue
-        sc_cost = _draw_costs(
-            rest, mr, stock_ok, pool, pool_total, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs
-        )
+        sc_cost = _draw_costs(rest, mr, stock_ok, unseen, takes, n_takes, beat, end, pe, mu, ir, near, sc, fs, costs)
         if stock_ok:
             cost = sc_cost + move_lc[mv]
+            _keep_plan(plans, cost, a, DRAW_STOCK)
             if pa < 0 or _less(cost, a, DRAW_STOCK, pc, pa, pd):
                 pc, pa, pd = cost, a, DRAW_STOCK
         for jt in range(n_takes):
             cost = costs[jt] + move_lc[mv]
+            _keep_plan(plans, cost, a, TAKE_BASE + takes[jt])
             if pa < 0 or _less(cost, a, TAKE_BASE + takes[jt], pc, pa, pd):
                 pc, pa, pd = cost, a, TAKE_BASE + takes[jt]
     return pc, pa, bad
@@ -977,7 +1089,7 @@ def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, pool, pool_
 
 @numba.njit(cache=True, inline="always")
 def _calls(obs, b, fields, known, n_known, weighted, w, ir, milestones, cdf, dist, est, total_hand, gain):
-    """HeuristicPolicy.should_call: whether to call Yaniv with the hand total ``total_hand``
+    """Whether to call Yaniv with the hand total ``total_hand``
     (``gain``: the sum of the opponents' mean totals)."""
     hand_sizes, alive = fields[0], fields[1]
     beat, end = est[0], est[1]
@@ -997,10 +1109,11 @@ def _calls(obs, b, fields, known, n_known, weighted, w, ir, milestones, cdf, dis
 
 
 @numba.njit(cache=True)
-def _discard(obs, b, masks, fields, row, m, pool, pool_total, out_of_play, est, weighted, gain, w, ir, milestones,
-             tabs, scratch):  # fmt: skip
-    """The discard decision: the best plan's discard, or Yaniv (HeuristicPolicy.decide)."""
-    ints, floats, known, dist, near = scratch
+def _discard(obs, b, masks, fields, row, m, unseen, out_of_play, est, weighted, gain, w, ir, milestones, tabs,
+             scratch):  # fmt: skip
+    """The discard decision: the best plan's discard, or Yaniv. Whether it would call is kept
+    in the plan record (``plans[0, 1]``: 1 yes, 0 no, -1 not asked)."""
+    ints, floats, known, dist, near, plans = scratch
     hand, n_known, move_a, moves = ints[0], ints[2], ints[7], ints[8]
     move_lc, cdf = floats[2], floats[5]
     alive, stock = fields[1], fields[3]
@@ -1012,16 +1125,20 @@ def _discard(obs, b, masks, fields, row, m, pool, pool_total, out_of_play, est, 
             nxt = r
             break
     n_moves = _layouts(masks, b, nxt, w[W_LEAVE], known, n_known, tabs, move_a, move_lc, moves, ints[9])
-    pc, pa, bad = _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, pool, pool_total, est, ir, w[W_MU],
-                             ints, floats, near)  # fmt: skip
+    plans[0, 0] = 0.0
+    plans[0, 1] = -1.0
+    pc, pa, bad = _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, unseen, est, ir, w[W_MU], ints,
+                             floats, near, plans)  # fmt: skip
     if bad:
         return INCONSISTENT
     if pa >= 0 and pc <= EMPTY_HAND_COST:
         return pa  # 001: emptying the hand wins, and cannot be challenged
     total_hand = _total(hand, m)
-    if masks[b, CALL_YANIV] and _calls(obs, b, fields, known, n_known, weighted, w, ir, milestones, cdf, dist, est,
-                                       total_hand, gain):  # fmt: skip
-        return CALL_YANIV
+    if masks[b, CALL_YANIV]:
+        calls = _calls(obs, b, fields, known, n_known, weighted, w, ir, milestones, cdf, dist, est, total_hand, gain)
+        plans[0, 1] = 1.0 if calls else 0.0
+        if calls:
+            return CALL_YANIV
     return pa
 
 
@@ -1032,7 +1149,7 @@ def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, 
     hand_sizes, alive, caller, stock, turns, phase = fields
     card_starts, deck_counts = tabs[0], tabs[1]
     n, card_end, known_start = sizes
-    ints, floats, known, dist, near = scratch
+    ints, floats, known, dist, near, plans = scratch
     hand, rest, n_known, pool, sc, row, takes = ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6]
     fs, costs, hist, weighted, cdf, not_beaten, beat, end = (floats[0], floats[1], floats[3], floats[4], floats[5],
                                                              floats[6], floats[7], floats[8])  # fmt: skip
@@ -1045,11 +1162,16 @@ def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, 
     if m < 0:
         return INCONSISTENT, end_start
     pool_total, out_of_play = _unseen(row, deck_counts, n, known_start, card_starts, pool)
-    _hist(pool, deck_counts, hist)
-    _weighted(hist, _bias_at(w, alive, b, n, turns[b]), weighted)
+    lite = w[W_LITE] != 0
+    _hist(pool, deck_counts, hist, lite)
+    bias = _bias_at(w, alive, b, n, turns[b])
+    plans[0, 2] = bias
+    _weighted(hist, bias, weighted)
     if ph == ASAF_PHASE:
         cr = caller[b]
         return _asaf(_total(hand, m), cr, known, n_known, hand_sizes[b, cr], weighted, ir, cdf, dist), end_start
+    if lite:  # the lite estimate weights the deck's values at the bias rounded to hundredths
+        _weighted(hist, _round_cents(bias), weighted)
     if w[W_SCORE]:
         start = np.int64(round(np.float64(obs[b, ir[R_SCORES]]) * ir[R_SCORE_LIMIT]))
         if start != end_start:
@@ -1057,14 +1179,14 @@ def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, 
             end_start = start
     pe, gain = _estimate(b, n, alive, known, n_known, hand_sizes, weighted, w, ir, cdf, dist, not_beaten, beat)
     mu = w[W_MU]
+    unseen = (pool, pool_total, hist, w)
     if ph == SLAM_PHASE:
         return _slam(row, card_starts[4], hand, m, rest, beat, end, pe, mu, ir, sc), end_start
     if ph == DRAW_PHASE:
-        return _draw(masks, b, hand, m, rest, takes, pool, pool_total, beat, end, pe, mu, ir, near, sc, fs,
-                     costs), end_start  # fmt: skip
+        return _draw(masks, b, hand, m, rest, takes, unseen, beat, end, pe, mu, ir, near, sc, fs, costs), end_start
     est = (beat, end, pe)
-    return _discard(obs, b, masks, fields, row, m, pool, pool_total, out_of_play, est, weighted, gain, w, ir,
-                    milestones, tabs, scratch), end_start  # fmt: skip
+    return _discard(obs, b, masks, fields, row, m, unseen, out_of_play, est, weighted, gain, w, ir, milestones, tabs,
+                    scratch), end_start  # fmt: skip
 
 
 @numba.njit(cache=True)
@@ -1082,13 +1204,13 @@ def _decide_range(
               borrowed(phase))  # fmt: skip
     tabs = (borrowed(card_starts), borrowed(deck_counts), borrowed(disc_counts), borrowed(disc_takeable),
             borrowed(disc_n_takeable), borrowed(disc_move))  # fmt: skip
-    ints, floats, known, dist, near = scratch
+    ints, floats, known, dist, near, plans = scratch
     scratch = (
         (borrowed(ints[0]), borrowed(ints[1]), borrowed(ints[2]), borrowed(ints[3]), borrowed(ints[4]),
          borrowed(ints[5]), borrowed(ints[6]), borrowed(ints[7]), borrowed(ints[8]), borrowed(ints[9])),
         (borrowed(floats[0]), borrowed(floats[1]), borrowed(floats[2]), borrowed(floats[3]), borrowed(floats[4]),
          borrowed(floats[5]), borrowed(floats[6]), borrowed(floats[7]), borrowed(floats[8])),
-        borrowed(known), borrowed(dist), borrowed(near),
+        borrowed(known), borrowed(dist), borrowed(near), borrowed(plans),
     )  # fmt: skip
     sizes = (n, card_end, known_start)
     # the total ``end`` was built for (every total alike without score_aware); an int64, not
@@ -1114,7 +1236,7 @@ def _decide_rows_parallel(
     """:func:`_decide_range` over all rows, cut into ``chunks`` spread over Numba's threads."""
     B = masks.shape[0]
     for c in numba.prange(chunks):
-        scratch = _scratch(n, ir, card_end, num_moves, masks.shape[1])
+        scratch = _scratch(n, ir, card_end, num_moves, masks.shape[1], 0)
         _decide_range(
             c * B // chunks, (c + 1) * B // chunks, obs, card_end, known_start, card_starts, hand_sizes, alive, caller,
             stock, turns, phase, masks, n, w, ir, milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable,
@@ -1138,10 +1260,15 @@ def heuristic_batch(
     Numba's OpenMP layer, whose threads spin while waiting, much slower), and under that
     layer a process that has used them cannot ``fork`` children that use them (spawn them)."""
     out = np.empty(len(obs), dtype=np.int64)
-    if not len(obs):
-        return out
-    hand_sizes, alive, caller, stock, turns, phase = tables.decode(obs)
-    t = tables
+    if len(obs):
+        _decide(obs, masks, tables, w, out, threads, 0)
+    return out
+
+
+def _decide(obs, masks, t: HeuristicTables, w, out, threads: int, plan_rows: int) -> np.ndarray | None:
+    """:func:`heuristic_batch` into ``out``; on one thread, returns the plan record of the last
+    row (room for ``plan_rows`` plans: :func:`_keep_plan`)."""
+    hand_sizes, alive, caller, stock, turns, phase = t.decode(obs)
     ir, milestones = t.for_totals(obs) if w[W_SCORE] or w[W_CALL_AWARE] else (t.int_rules, t.milestones)
     chunks = min(threads, numba.get_num_threads(), len(obs) // MIN_ROWS_PER_THREAD) if threads > 1 else 1
     if chunks > 1:
@@ -1150,11 +1277,52 @@ def heuristic_batch(
             masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
             t.disc_move, t.num_moves, out,
         )  # fmt: skip
-    else:  # the same compiled _decide_range as the threads' (int64 bounds): compiled once
-        scratch = _scratch(t.n, ir, t.card_end, t.num_moves, masks.shape[1])
-        _decide_range(
-            0, len(obs), obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
-            masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
-            t.disc_move, t.num_moves, out, scratch,
-        )  # fmt: skip
-    return out
+        return None
+    # the same compiled _decide_range as the threads' (int64 bounds): compiled once
+    scratch = _scratch(t.n, ir, t.card_end, t.num_moves, masks.shape[1], plan_rows)
+    _decide_range(
+        0, len(obs), obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
+        masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
+        t.disc_move, t.num_moves, out, scratch,
+    )  # fmt: skip
+    return scratch[5]
+
+
+def check_consistent(out: np.ndarray, tables: HeuristicTables) -> None:
+    """Raise ``ValueError`` if a row of the kernel's decisions ``out`` is :data:`INCONSISTENT`."""
+    bad = np.flatnonzero(out == INCONSISTENT)
+    if bad.size:
+        raise ValueError(
+            f"observation {int(bad[0])} of the batch contradicts itself (a legal discard's cards, the drawn "
+            f"card or more cards than a hand holds): not an observation of a game of {tables.rules.name!r}"
+        )
+
+
+class TurnPlans(NamedTuple):
+    """What the heuristic makes of one discard decision (:func:`heuristic_plans`)."""
+
+    #: its decision (as :func:`heuristic_batch`'s)
+    action: int
+    #: every turn plan ``(cost, discard id, draw id)``, least first (ties: least discard, then
+    #: draw), one layout per move (the one leaving the least useful cards to the next player)
+    plans: list[tuple[float, int, int]]
+    #: whether it would call Yaniv (``None``: not asked, Yaniv not legal or a discard empties the hand)
+    calls: bool | None
+    #: the low-card bias of the opponents' unknown cards at this point of the round
+    bias: float
+
+
+def heuristic_plans(obs: np.ndarray, mask: np.ndarray, tables: HeuristicTables, w: np.ndarray) -> TurnPlans:
+    """The heuristic's turn plans at the discard decision ``obs`` (one row, shapes as
+    :func:`heuristic_batch`'s), with the costs it decides by; the search's candidates."""
+    out = np.empty(1, dtype=np.int64)
+    room = tables.num_moves * (1 + tables.disc_takeable.shape[1])  # a stock draw and every take, per move
+    record = _decide(obs[None], mask[None], tables, w, out, 1, room)
+    count = int(record[0, 0])
+    if count > room:  # never expected: more takeable cards than a discard leaves
+        raise ValueError(f"the observation offers more plans ({count}) than a discard of {tables.rules.name!r} can")
+    plans = record[1 : count + 1]
+    order = np.lexsort((plans[:, 2], plans[:, 1], plans[:, 0]))
+    ranked = [(float(c), int(a), int(d)) for c, a, d in plans[order]]
+    calls = None if record[0, 1] < 0 else bool(record[0, 1])
+    return TurnPlans(int(out[0]), ranked, calls, float(record[0, 2]))

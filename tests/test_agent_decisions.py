@@ -99,16 +99,19 @@ def test_the_recording_covers_every_phase(recorded):
 
 
 @pytest.mark.parametrize(("table", "n"), [(0, 2), (2, 3), (4, 4)])
-def test_the_search_planner_makes_the_recorded_decisions(recorded, table, n):
-    """The search plans with the heuristic's costs in Python (``HeuristicPolicy``): its
-    decision is the agents' (the recorded ones) on the same positions."""
-    from agents.common import context, decode
-    from agents.heuristic import HeuristicPolicy
+def test_the_search_plans_lead_with_the_recorded_decisions(recorded, table, n):
+    """The search's turn plans (:func:`agents.heuristic_batched.heuristic_plans`, the kernel's
+    costs) come with the recorded decision, and lead with it unless it calls Yaniv."""
+    from agents.common import CALL_YANIV, DISCARD_PHASE, context, decode
+    from agents.heuristic_batched import heuristic_plans, heuristic_tables, weights
     from yaniv_env import get_rules
 
     rules = get_rules(TABLES[table], n) if isinstance(TABLES[table], str) else TABLES[table].with_players(n)
     obs, masks = replay(rules, n, recorded[f"driving_{table}_{n}"])
-    ctx, planner = context(rules), HeuristicPolicy()
-    rows = range(0, len(obs), 3)
-    decided = [planner.decide(decode(ctx, obs[i], masks[i])) for i in rows]
-    assert decided == recorded[f"heuristic_{table}_{n}"][list(rows)].tolist()
+    ctx, t, expected = context(rules), heuristic_tables(rules), recorded[f"heuristic_{table}_{n}"]
+    rows = [i for i in range(0, len(obs), 3) if decode(ctx, obs[i], masks[i]).phase == DISCARD_PHASE]
+    for i in rows:
+        turn = heuristic_plans(obs[i].astype(np.float32), masks[i].astype(bool), t, weights({}))
+        assert turn.action == expected[i]
+        assert (CALL_YANIV if turn.calls else turn.plans[0][1]) == expected[i]
+    assert len(rows) > 50

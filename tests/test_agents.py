@@ -74,17 +74,13 @@ def test_unknown_loader_option_raises_type_error_naming_it():
         agents.load(str(agents.SHIPPED_MODEL), colour=3)
 
 
-def _illegal(info) -> int:
-    return 0  # action 0 (draw from the stock) is never legal in the discard phase of a fresh deal
-
-
 def _choose_illegal(bot, name: str, monkeypatch) -> None:
-    """Make ``bot``'s logic choose action 0: the heuristic's kernel, the search's planner."""
+    """Make ``bot``'s logic choose action 0 (draw from the stock, never legal in the discard
+    phase of a fresh deal): the heuristic's kernel, the search's move before any rollout."""
     if name == "heuristic":
         monkeypatch.setattr(bot, "_kernel", lambda obs, masks, tables: np.zeros(len(obs), np.int64))
     else:
-        monkeypatch.setattr(bot.heuristic, "decide", _illegal)
-        monkeypatch.setattr(bot, "_prepare", lambda info: (None, None))
+        monkeypatch.setattr(bot, "_prepare", lambda info, obs, mask: (0, None, 0.0))
 
 
 @pytest.mark.parametrize("name", ["heuristic", "search"])
@@ -213,9 +209,14 @@ def test_decode_matches_public_view(rules):
 
 @pytest.mark.parametrize("rules", PRESET_NAMES)
 def test_best_removed_agrees_with_action_table(rules):
-    """The direct meld arithmetic the agents use agrees with the rules' action table."""
+    """The direct meld arithmetic of the heuristic's kernel (the best discard's value plus ``mu``
+    per card) agrees with the rules' action table."""
+    pytest.importorskip("numba")
+    from agents.heuristic_batched import SCRATCH, _best_removed, heuristic_tables
+
     for n in (2, 4):
         ctx = context(get_rules(rules, n))
+        ir, sc = heuristic_tables(ctx.rules).int_rules, np.zeros(2 * SCRATCH, np.int64)
         kinds = [k for k in range(53) for _ in range(ctx.deck_counts[k])]
         # small card subsets so that sets and runs are frequent
         subset = [k for k in kinds if k == 52 or (k % 13 in (2, 3, 4, 5, 11) and k // 13 < 2)]
@@ -228,7 +229,8 @@ def test_best_removed_agrees_with_action_table(rules):
                 for mu in (0.0, 3.0):
                     discards = [ctx.table.discards[a - 59].cards for a in ids]
                     ref = max(sum(YANIV_VALUE[k] for k in d) + mu * len(d) for d in discards)
-                    assert ctx.best_removed(hand, mu) == pytest.approx(ref), (hand, mu)
+                    got = _best_removed(np.array(hand, np.int64), len(hand), mu, ir, sc, np.int64(0))
+                    assert got == pytest.approx(ref), (hand, mu)
 
 
 def test_search_plans_the_draw():

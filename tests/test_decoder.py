@@ -1,5 +1,5 @@
 """One decoder: the observation read back by its layout says what the state says, and the
-search agent's view of a state (made from the state) is that decoded observation."""
+agents' view of a state (made from the state) is that decoded observation."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents.common import context, decode
-from agents.search import info_from_state
+from agents.common import Info, context, decode
 from yaniv_env import PRESETS, get_rules
 from yaniv_env.pis_yedili import engine as pis_engine
 from yaniv_env.pis_yedili import get_rules as pis_rules
@@ -74,7 +73,8 @@ def test_search_view_is_the_decoded_observation(preset, n):
                 mask = np.zeros(ctx.table.num_actions, dtype=np.int8)
                 mask[engine.legal_actions(s)] = 1
                 agent_view = decode(ctx, layout.build(s, seat), mask)
-                assert _normal(info_from_state(ctx, s, seat)) == _normal(agent_view), (preset, n, seed)
+                state_view = layout.view(s, seat, Info, ctx=ctx, legal=engine.legal_actions(s))
+                assert _normal(state_view) == _normal(agent_view), (preset, n, seed)
     assert checked > 100
 
 

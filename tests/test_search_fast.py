@@ -1,7 +1,6 @@
-"""``search_fast``: the search with its rollouts on the batched engine makes, decision for
-decision, the choices of ``search`` with the full heuristic as its rollout policy (the same
-samples, the same rollouts played by the compiled heuristic on the batched engine), and
-keeps one game's memory per row of a batch."""
+"""``search_fast``: the search with the full heuristic as its rollout policy makes, decision
+for decision, the choices of ``search`` with ``rollout="full"``, and keeps one game's memory per
+row of a batch."""
 
 import numpy as np
 import pytest
@@ -70,22 +69,20 @@ def test_search_fast_keeps_one_memory_per_row_and_is_its_own_batch():
 
 
 def test_round_value_scores_a_round_won_as_one_and_anything_else_as_zero():
-    from agents.common import context
-    from agents.heuristic import HeuristicPolicy
-    from agents.search import info_from_state
-    from yaniv_env import PRESETS
-    from yaniv_env.yaniv import engine
-
     search = agents.make("search", seed=0, value="round", game_weight=0.0)
-    ctx, policy = context(PRESETS["standard"]), HeuristicPolicy()
+    heuristic = agents.make("heuristic", seed=0)
     won = lost = 0
     for seed in range(12):
-        s = engine.new_game(ctx.rules, seed=seed)
+        env = raw_env(episode="round")
+        env.reset(seed=seed)
+        s = env.unwrapped.game
         scores0, alive0 = list(s.scores), list(s.alive)
-        while s.phase not in (engine.ROUND_OVER, engine.GAME_OVER):
-            engine.apply(s, policy.decide(info_from_state(ctx, s, s.current)))
-        value = search._value(s, scores0, alive0)
-        assert value == (1.0 if 0 in s.round_result.winners else 0.0)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else heuristic.act(obs["observation"], obs["action_mask"]))
+        result = s.round_result
+        value = search.rollout_value(0 in result.winners, result.points, s.scores, scores0, alive0, False, 0, False)
+        assert value == (1.0 if 0 in result.winners else 0.0)
         won, lost = won + (value == 1.0), lost + (value == 0.0)
     assert won and lost
 
