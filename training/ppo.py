@@ -784,7 +784,10 @@ def starting_point(policy, optimizer, rules, args: Args, saved: dict | None) -> 
     # each segment (a resume starts the next) its own streams: sampling, games, past selves, imitation
     seeds = [int(x) for x in np.random.SeedSequence([args.seed, state["segment"]]).generate_state(4, np.uint32)]
     if saved is None and args.pretrain:
+        from yaniv_env.core.cpus import available_cpus
+
         t0 = time.perf_counter()
+        torch.set_num_threads(args.update_threads or available_cpus())  # the fit is an update: its threads
         agreement = imitate(policy, rules, args, seeds[3])
         print(
             f"imitated {args.pretrain}: {args.pretrain_samples:,} decisions, {args.pretrain_epochs} epochs, "
