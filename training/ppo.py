@@ -484,11 +484,10 @@ def evaluate(
 def imitate(policy, rules, args: Args, seed: int) -> float:
     """Behaviour cloning before PPO (``--pretrain``): the teacher plays the learner's seat of
     512 games (one-round episodes) against the agents of ``--opponents`` (``random`` if it
-    names none) for
-    ``--pretrain-samples`` decisions, then the actor is fitted to its moves (cross-entropy
-    over the legal moves, ``--pretrain-epochs`` passes in minibatches of 1,024, Adam at
-    1e-3); the critic is left to PPO. Returns the share of those decisions on which the
-    fitted actor's arg-max is the teacher's move."""
+    names none) for ``--pretrain-samples`` decisions, then the actor is fitted to its moves
+    (cross-entropy over the legal moves, ``--pretrain-epochs`` passes in minibatches of 1,024,
+    Adam at 1e-3); the critic is left to PPO. Returns the share of those decisions on which
+    the fitted actor's arg-max is the teacher's move."""
     from agents.batched import batched
     from yaniv_env.yaniv.batched.envs import LearnerGames
 
