@@ -24,12 +24,15 @@ from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
 from yaniv_env.yaniv.rules import get_rules  # noqa: E402
 
 
-def test_legal_move_head_is_the_masked_full_distribution():
+@pytest.mark.parametrize("advised", [False, True])
+def test_legal_move_head_is_the_masked_full_distribution(advised):
     """Scoring only the legal moves gives the log-probabilities of the full logits masked
-    with -1e8 and normalised (sb3-contrib's MaskableCategorical), and the same values."""
+    with -1e8 and normalised (sb3-contrib's MaskableCategorical), and the same values; for an
+    advised policy, those of :class:`agents.networks.AdvisedPolicy` on the observations with
+    the advice column."""
     torch.manual_seed(0)
     rules = get_rules("standard", 2)
-    policy = ppo.make_policy(rules, [32, 32])
+    policy = ppo.make_policy(rules, [32, 32], advice_scale=2.5 if advised else None)
     with torch.no_grad():  # a trained-looking head: the initial one is nearly flat
         for p in policy.action_net.parameters():
             p.normal_()
@@ -37,10 +40,12 @@ def test_legal_move_head_is_the_masked_full_distribution():
     obs = torch.as_tensor(games.reset(1))
     masks = torch.as_tensor(games.action_masks())
     ids, valid = ppo.legal_moves(masks)
+    advice = ppo.advise(batched("heuristic", seed=0), obs.numpy(), masks.numpy()) if advised else None
+    seen = torch.cat([obs, advice[:, None].float()], 1) if advised else obs
     with torch.no_grad():
-        log_probs, values = ppo.policy_and_value(policy, obs, ids, valid)
-        full = actor_logits(policy, obs).masked_fill(~masks, -1e8).log_softmax(-1)
-        expected_values = policy.predict_values(obs).squeeze(-1)
+        log_probs, values = ppo.policy_and_value(policy, obs, ids, valid, advice=advice)
+        full = actor_logits(policy, seen).masked_fill(~masks, -1e8).log_softmax(-1)
+        expected_values = policy.predict_values(seen).squeeze(-1)
     np.testing.assert_allclose(log_probs[valid], full.gather(1, ids)[valid], rtol=1e-5, atol=1e-5)
     assert (log_probs[~valid].exp() == 0).all()
     np.testing.assert_allclose(values, expected_values, rtol=1e-5, atol=1e-6)
@@ -97,6 +102,25 @@ def test_pretrain_imitates_its_teacher_and_records_it(tmp_path):
         agree += [agent.act(o, m) == a for o, m, a in zip(obs, masks, moves, strict=True)]
         obs, *_ = games.step(moves)
     assert np.mean(agree) >= 0.8, np.mean(agree)
+
+
+def test_an_advised_run_starts_as_its_advisor_and_its_play_file_asks_it(tmp_path):
+    """``--advice heuristic``: at step 0 the arg-max policy is the advisor (its logit's bonus
+    dominates a fresh head); during ``--value-warmup`` only the critic learns; the play file
+    loads as an advised agent that plays the advisor's moves."""
+    run = ppo.train(small(tmp_path, advice="heuristic", value_warmup=512, opponents="greedy"))["run_dir"]
+    saved = torch.load(run / "checkpoint.pt", weights_only=True)["policy"]
+    torch.manual_seed(1)  # the run's seed: its initial weights
+    fresh = ppo.make_policy(get_rules("standard", 2), [128, 128], advice_scale=5.0).state_dict()
+    actor = [k for k in fresh if "value" not in k]
+    assert "advice_scale" in actor and all(torch.equal(saved[k], fresh[k]) for k in actor)
+    assert not all(torch.equal(saved[k], fresh[k]) for k in fresh if "value" in k)
+    agent = agents.load(str(run / "model.safetensors"))
+    assert agent.metadata["advice"] == "heuristic"
+    games = LearnerGames("standard", 64, opponents="greedy")
+    obs, masks = games.reset(7), games.action_masks()
+    advisor = batched("heuristic", seed=0)
+    assert [agent.act(o, m) for o, m in zip(obs, masks, strict=True)] == list(advisor.act_batch(obs, masks))
 
 
 def test_split_opponents():

@@ -140,6 +140,12 @@ class Args:
     """Imitation: the teacher's decisions to fit."""
     pretrain_epochs: int = 6
     """Imitation: passes over those decisions."""
+    advice: str | None = None
+    """Advisor agent of a residual policy: its move's logit gets a trained bonus (a new run only)."""
+    advice_scale: float = 5.0
+    """Advice: the starting weight of the advised move's logit."""
+    value_warmup: int = 0
+    """Learner steps at the start of a new run in which only the critic learns (the actor is frozen)."""
     resume: str | None = None
     """Continue the run in this directory from its checkpoint.pt (its arguments; only the
     budget, threads, evaluation and checkpoint options may change)."""
@@ -160,26 +166,30 @@ RESUME_OVERRIDES = {
 
 
 # -- the network -------------------------------------------------------------------------
-def make_policy(rules, hidden: list[int]):
-    """An untrained :class:`agents.networks.ActionFeaturePolicy` for ``rules``: the network
-    this learner trains and the play format describes."""
+def make_policy(rules, hidden: list[int], advice_scale: float | None = None):
+    """An untrained :class:`agents.networks.ActionFeaturePolicy` for ``rules`` (an
+    :class:`agents.networks.AdvisedPolicy` with ``advice_scale``): the network this learner
+    trains and the play format describes. An advised network's observations carry the advised
+    move as one more column, which only its logits read (:mod:`agents.advice`)."""
     from gymnasium import spaces
 
     from agents.checkpoint import rules_to_dict
-    from agents.networks import ActionFeaturePolicy
+    from agents.networks import ActionFeaturePolicy, AdvisedPolicy
     from yaniv_env.yaniv.batched import BatchedYaniv
     from yaniv_env.yaniv.observation import ObservationLayout
 
-    size = ObservationLayout(rules).size
+    size = ObservationLayout(rules).size + (advice_scale is not None)
     obs_space = spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
     act_space = spaces.Discrete(BatchedYaniv(rules, num_envs=1, seed=0).num_actions)
-    return ActionFeaturePolicy(
+    kind, extra = (ActionFeaturePolicy, {}) if advice_scale is None else (AdvisedPolicy, {"advice_scale": advice_scale})
+    return kind(
         obs_space,
         act_space,
         lambda _: 0.0,
         net_arch={"pi": hidden, "vf": hidden},
         activation_fn=torch.nn.ReLU,
         action_rules=rules_to_dict(rules),
+        **extra,
     )
 
 
@@ -207,17 +217,37 @@ def legal_moves(masks) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.from_numpy(ids), torch.from_numpy(valid)
 
 
-def policy_and_value(policy, obs: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor, head=None):
+def policy_and_value(
+    policy, obs: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor, head=None, advice: torch.Tensor | None = None
+):
     """Log-probabilities ``[N, K]`` of the legal moves ``ids`` (padding: about -1e8) and values
     ``[N]``. Only the legal moves are scored (a dot product each, as DouZero scores its
     legal moves) instead of all ~1,500 ids: the same distribution as masking the full
     logits with -1e8 (sb3-contrib's ``MaskableCategorical``), at a twentieth of the cost.
-    ``head``: :func:`head_weights` when already computed (a rollout folds them once)."""
+    ``head``: :func:`head_weights` when already computed (a rollout folds them once).
+    ``advice``: the advised move of each row (an advised policy's logits add
+    ``advice_scale`` to it, as :class:`agents.networks.AdvisedPolicy` does); ``obs`` is the
+    environment's observation, without the advice column."""
     weight, bias = head_weights(policy) if head is None else head
     latent_pi = policy.mlp_extractor.policy_net(obs)
     logits = torch.einsum("nh,nkh->nk", latent_pi, weight[ids]) + bias[ids]
+    if advice is not None:
+        logits = logits + policy.advice_scale * (ids == advice[:, None])
     log_probs = logits.masked_fill(~valid, -1e8).log_softmax(-1)
     return log_probs, value_only(policy, obs)
+
+
+def advise(advisor, obs, masks) -> torch.Tensor | None:
+    """The advisor's move in each row (``None`` without an advisor; 0 where nothing is legal,
+    a row that is never acted on)."""
+    if advisor is None:
+        return None
+    masks = np.asarray(masks, bool)
+    moves = np.zeros(len(masks), np.int64)
+    live = masks.any(1)
+    if live.any():
+        moves[live] = advisor.act_batch(np.asarray(obs)[live], masks[live])
+    return torch.from_numpy(moves)
 
 
 def value_only(policy, obs: torch.Tensor) -> torch.Tensor:
@@ -357,10 +387,11 @@ class PastSelves:
     takes objects): each call draws a member per row from its generator and samples that
     member's move from its masked distribution."""
 
-    def __init__(self, size: int, seed: int):
+    def __init__(self, size: int, seed: int, advisor=None):
         self.size = size
         self.members: list = []
         self.generator = torch.Generator().manual_seed(seed)
+        self.advisor = advisor  # an advised learner's past selves take the same advice
         self.name = "past"
 
     def add(self, policy, weights: dict | None = None) -> None:
@@ -380,13 +411,15 @@ class PastSelves:
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
         obs = torch.as_tensor(np.asarray(observations, np.float32))
         ids, valid = legal_moves(masks)
+        advice = advise(self.advisor, observations, masks)
         which = torch.randint(len(self.members), (len(obs),), generator=self.generator)
         actions = np.full(len(obs), -1, np.int64)
         with torch.no_grad():
             for k, member in enumerate(self.members):
                 rows = torch.nonzero(which == k).squeeze(1)
                 if len(rows):
-                    log_probs, _ = policy_and_value(member, obs[rows], ids[rows], valid[rows])
+                    own = None if advice is None else advice[rows]
+                    log_probs, _ = policy_and_value(member, obs[rows], ids[rows], valid[rows], advice=own)
                     chosen = sample(log_probs, self.generator)[:, None]
                     actions[rows.numpy()] = ids[rows].gather(1, chosen).squeeze(1).numpy()
         return np.where(valid.any(1).numpy(), actions, -1)
@@ -455,13 +488,21 @@ def flops_per_step(policy, update_epochs: int, minibatch_size: int) -> float:
 
 # -- evaluation --------------------------------------------------------------------------
 def evaluate(
-    policy, rules, opponent: str, games: int, seed: int, episode: str = "game", max_decisions: int = 2_000
+    policy,
+    rules,
+    opponent: str,
+    games: int,
+    seed: int,
+    episode: str = "game",
+    max_decisions: int = 2_000,
+    advisor=None,
 ) -> tuple[int, int, int]:
     """(wins, games, unfinished): the deterministic policy in a random seat of ``games`` games against
     ``opponent`` at every other seat, on the batched engine (a win: first place, its
     ``outcome`` reward is 1). A game still running after ``max_decisions`` of the policy's
     decisions counts as not won: a deterministic policy may never end a round (each is then
-    drawn at the turn limit), and its game would last ``round_limit`` rounds."""
+    drawn at the turn limit), and its game would last ``round_limit`` rounds. ``advisor``: an
+    advised policy's advisor."""
     from yaniv_env.yaniv.batched.envs import LearnerGames
 
     env = LearnerGames(rules, games, rules.num_players, opponents=opponent, episode=episode, reward="outcome")
@@ -471,8 +512,10 @@ def evaluate(
         if not np.isnan(result).any():
             break
         with torch.no_grad():
-            ids, valid = legal_moves(env.action_masks())
-            log_probs, _ = policy_and_value(policy, torch.as_tensor(obs), ids, valid)
+            masks = env.action_masks()
+            ids, valid = legal_moves(masks)
+            advice = advise(advisor, obs, masks)
+            log_probs, _ = policy_and_value(policy, torch.as_tensor(obs), ids, valid, advice=advice)
             actions = ids.gather(1, log_probs.argmax(-1, keepdim=True)).squeeze(1).numpy()
         obs, rewards, _, _, _, ended = env.step(actions)
         first = ended & np.isnan(result)
@@ -481,42 +524,66 @@ def evaluate(
 
 
 # -- imitation ---------------------------------------------------------------------------
-def imitate(policy, rules, args: Args, seed: int) -> float:
-    """Behaviour cloning before PPO (``--pretrain``): the teacher plays the learner's seat of
-    512 games (one-round episodes) against the agents of ``--opponents`` (``random`` if it
-    names none) for ``--pretrain-samples`` decisions, then the actor is fitted to its moves
-    (cross-entropy over the legal moves, ``--pretrain-epochs`` passes in minibatches of 1,024,
-    Adam at 1e-3); the critic is left to PPO. Returns the share of those decisions on which
-    the fitted actor's arg-max is the teacher's move."""
+def demonstrations(
+    teacher, rules, mix, samples: int, seed: int, advisor=None, num_games: int = 512
+) -> dict[str, torch.Tensor | None]:
+    """The decisions of ``teacher`` (an agent name or object) in the learner's seat of
+    ``num_games`` one-round games against ``mix`` (weighted agent names), about ``samples`` of
+    them: ``obs``, the legal moves ``ids``/``valid`` (:func:`legal_moves`), the position of the
+    teacher's move among them (``target``) and the ``advice`` of ``advisor`` (``None`` without)."""
     from agents.batched import batched
     from yaniv_env.yaniv.batched.envs import LearnerGames
 
-    _, mix, _ = split_opponents(args.opponents, args.num_envs)
-    games = LearnerGames(rules, 512, rules.num_players, opponent_mix=mix, episode="round", reward="outcome")
+    games = LearnerGames(rules, num_games, rules.num_players, opponent_mix=mix, episode="round", reward="outcome")
     obs = games.reset(seed)
-    teacher = batched(args.pretrain, seed=seed, rules=rules)
-    seen, masks_seen, moves_seen = [], [], []
-    while len(seen) * 512 < args.pretrain_samples:
+    teacher = batched(teacher, seed=seed, rules=rules)
+    seen, masks_seen, moves_seen, advice_seen = [], [], [], []
+    while len(seen) * num_games < samples:
         masks = games.action_masks()
         moves = teacher.act_batch(obs, masks)
         seen.append(obs.copy()), masks_seen.append(masks), moves_seen.append(moves)
+        advice_seen.append(advise(advisor, obs, masks))
         obs, *_ = games.step(moves)
-    observations = torch.as_tensor(np.concatenate(seen))
     ids, valid = legal_moves(np.concatenate(masks_seen))
-    target = (ids == torch.as_tensor(np.concatenate(moves_seen))[:, None]).long().argmax(1)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    return {
+        "obs": torch.as_tensor(np.concatenate(seen)),
+        "ids": ids,
+        "valid": valid,
+        "target": (ids == torch.as_tensor(np.concatenate(moves_seen))[:, None]).long().argmax(1),
+        "advice": None if advisor is None else torch.cat(advice_seen),
+    }
+
+
+def fit_imitation(policy, data: dict, epochs: int, seed: int, learning_rate: float = 1e-3) -> float:
+    """Behaviour cloning: fit the actor to the teacher's moves of :func:`demonstrations`
+    (cross-entropy over the legal moves, ``epochs`` passes in minibatches of 1,024, Adam);
+    the critic is left alone. Returns the share of the decisions on which the fitted actor's
+    arg-max is the teacher's move."""
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
+    obs, ids, valid, target, advice = (data[k] for k in ("obs", "ids", "valid", "target", "advice"))
     policy.set_training_mode(True)
-    for _ in range(args.pretrain_epochs):
+    for _ in range(epochs):
         for rows in torch.randperm(len(target), generator=generator).split(1024):
-            log_probs, _ = policy_and_value(policy, observations[rows], ids[rows], valid[rows])
+            own = None if advice is None else advice[rows]
+            log_probs, _ = policy_and_value(policy, obs[rows], ids[rows], valid[rows], advice=own)
             loss = torch.nn.functional.nll_loss(log_probs, target[rows])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
     with torch.no_grad():
-        log_probs, _ = policy_and_value(policy, observations, ids, valid)
+        log_probs, _ = policy_and_value(policy, obs, ids, valid, advice=advice)
     return float((log_probs.argmax(1) == target).float().mean())
+
+
+def imitate(policy, rules, args: Args, seed: int, advisor=None) -> float:
+    """Behaviour cloning before PPO (``--pretrain``): the teacher's ``--pretrain-samples``
+    decisions against the agents of ``--opponents`` (``random`` if it names none), fitted for
+    ``--pretrain-epochs`` passes (:func:`demonstrations`, :func:`fit_imitation`). Returns the
+    agreement of the fitted actor with its teacher."""
+    _, mix, _ = split_opponents(args.opponents, args.num_envs)
+    data = demonstrations(args.pretrain, rules, mix, args.pretrain_samples, seed, advisor)
+    return fit_imitation(policy, data, args.pretrain_epochs, seed)
 
 
 # -- saving ------------------------------------------------------------------------------
@@ -531,12 +598,12 @@ def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> Non
         "opponents": args.opponents,
         "reward": args.reward,
         "episode": args.episode,
-        "advice": None,
+        "advice": args.advice,
         "pretrain": args.pretrain,
         "init": args.init,
         "run_name": path.parent.name,
     }
-    meta = play_metadata(rules, describe_policy(policy), advice=None, timesteps=timesteps, training=training)
+    meta = play_metadata(rules, describe_policy(policy), advice=args.advice, timesteps=timesteps, training=training)
     atomic_write_bytes(path, play_bytes(meta, policy.state_dict()))
 
 
@@ -626,18 +693,21 @@ class Rollout:
     choice: torch.Tensor  # the position of each action among its legal moves
     logp: torch.Tensor
     values: np.ndarray
+    advice: torch.Tensor | None  # the advised move of each decision (an advised policy)
 
 
-def collect(policy, streams: list, num_steps: int, generator: torch.Generator, gamma: float) -> Rollout:
-    """Play ``num_steps`` steps of every stream's games with the sampled policy."""
+def collect(policy, streams: list, num_steps: int, generator: torch.Generator, gamma: float, advisor=None) -> Rollout:
+    """Play ``num_steps`` steps of every stream's games with the sampled policy (advised by
+    ``advisor`` when it is one)."""
     B = sum(stream.num_envs for stream in streams)
     offsets = np.cumsum([0] + [stream.num_envs for stream in streams])
     out = Rollout(
-        torch.zeros((num_steps * B, int(policy.observation_space.shape[0]))),
+        torch.zeros((num_steps * B, int(policy.observation_space.shape[0]) - (advisor is not None))),
         [None] * num_steps,
         torch.zeros(num_steps * B, dtype=torch.long),
         torch.zeros(num_steps * B),
         np.zeros(num_steps * B),
+        None if advisor is None else torch.zeros(num_steps * B, dtype=torch.long),
     )
 
     def value_of(obs):
@@ -651,11 +721,15 @@ def collect(policy, streams: list, num_steps: int, generator: torch.Generator, g
     for t in range(num_steps):
         seen = [stream.observe() for stream in streams]
         obs = torch.as_tensor(np.concatenate([o for o, _ in seen]))
-        ids, valid = out.moves[t] = legal_moves(np.concatenate([m for _, m in seen]))
+        masks = np.concatenate([m for _, m in seen])
+        ids, valid = out.moves[t] = legal_moves(masks)
+        advice = advise(advisor, obs.numpy(), masks)
         with torch.no_grad():
-            log_probs, values = policy_and_value(policy, obs, ids, valid, head)
+            log_probs, values = policy_and_value(policy, obs, ids, valid, head, advice)
             chosen = sample(log_probs, generator)[:, None]
         rows = slice(t * B, (t + 1) * B)
+        if advice is not None:
+            out.advice[rows] = advice
         out.obs[rows], out.choice[rows], out.values[rows] = obs, chosen.squeeze(1), values.numpy()
         out.logp[rows] = log_probs.gather(1, chosen).squeeze(1)
         actions = ids.gather(1, chosen).squeeze(1).numpy()
@@ -690,9 +764,12 @@ def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tens
     return out
 
 
-def update(policy, optimizer, rollout: Rollout, adv: np.ndarray, args: Args, generator) -> np.ndarray:
+def update(
+    policy, optimizer, rollout: Rollout, adv: np.ndarray, args: Args, generator, actor: bool = True
+) -> np.ndarray:
     """``update_epochs`` passes of clipped PPO over the rollout in minibatches; the mean of
-    (policy loss, value loss, entropy, clipped fraction)."""
+    (policy loss, value loss, entropy, clipped fraction). ``actor=False`` (the value warm-up)
+    minimises the value loss alone: the actor's weights get no gradient."""
     returns = torch.as_tensor(adv + rollout.values, dtype=torch.float32)
     adv_t = torch.as_tensor(adv, dtype=torch.float32)
     width = max(ids.shape[1] for ids, _ in rollout.moves)
@@ -702,13 +779,14 @@ def update(policy, optimizer, rollout: Rollout, adv: np.ndarray, args: Args, gen
     for _ in range(args.update_epochs):
         for mb in torch.randperm(len(adv_t), generator=generator).split(args.minibatch_size):
             ids, valid = all_ids[mb], all_valid[mb]
-            log_probs, values = policy_and_value(policy, rollout.obs[mb], ids, valid)
+            advice = None if rollout.advice is None else rollout.advice[mb]
+            log_probs, values = policy_and_value(policy, rollout.obs[mb], ids, valid, advice=advice)
             ratio = (log_probs.gather(1, rollout.choice[mb, None]).squeeze(1) - rollout.logp[mb]).exp()
             a = (adv_t[mb] - adv_t[mb].mean()) / (adv_t[mb].std() + 1e-8)
             pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
             v_loss = 0.5 * ((values - returns[mb]) ** 2).mean()
             entropy = masked_entropy(log_probs, valid).mean()
-            loss = pg_loss + args.vf_coef * v_loss - args.ent_coef * entropy
+            loss = args.vf_coef * v_loss + (pg_loss - args.ent_coef * entropy if actor else 0.0)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
@@ -722,7 +800,7 @@ def update(policy, optimizer, rollout: Rollout, adv: np.ndarray, args: Args, gen
 EVAL_COLUMNS = ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
 
 
-def log_evaluation(policy, rules, args: Args, state: dict, path: Path) -> None:
+def log_evaluation(policy, rules, args: Args, state: dict, path: Path, advisor=None) -> None:
     """Evaluate the deterministic policy against each of ``--eval-opponents``; append to ``path``."""
     from agents.evaluation import wilson
 
@@ -733,7 +811,7 @@ def log_evaluation(policy, rules, args: Args, state: dict, path: Path) -> None:
     torch.set_num_threads(args.rollout_threads)
     rows = []
     for k, opp in enumerate(n for n in args.eval_opponents.split(",") if n.strip()):
-        wins, n, unfinished = evaluate(policy, rules, opp, args.eval_games, seed=10_000 * (k + 1))
+        wins, n, unfinished = evaluate(policy, rules, opp, args.eval_games, seed=10_000 * (k + 1), advisor=advisor)
         lo, hi = wilson(wins, n)
         rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi, unfinished])
         print(
@@ -769,7 +847,7 @@ def log_progress(state: dict, streams: list, steps: int, seconds: tuple, losses:
     )
 
 
-def starting_point(policy, optimizer, rules, args: Args, saved: dict | None) -> tuple[dict, list[int]]:
+def starting_point(policy, optimizer, rules, args: Args, saved: dict | None, advisor=None) -> tuple[dict, list[int]]:
     """The run's counters and this segment's seeds (sampling, games, past selves), with the
     network and optimiser set as the segment starts: from the checkpoint ``saved`` when
     resuming, else from ``--init`` and then ``--pretrain`` (:func:`imitate`)."""
@@ -787,7 +865,7 @@ def starting_point(policy, optimizer, rules, args: Args, saved: dict | None) -> 
 
         t0 = time.perf_counter()
         torch.set_num_threads(args.update_threads or available_cpus())  # the fit is an update: its threads
-        agreement = imitate(policy, rules, args, seeds[3])
+        agreement = imitate(policy, rules, args, seeds[3], advisor)
         print(
             f"imitated {args.pretrain}: {args.pretrain_samples:,} decisions, {args.pretrain_epochs} epochs, "
             f"agreement {agreement:.3f} ({time.perf_counter() - t0:.0f} s, not counted in --minutes)",
@@ -799,17 +877,20 @@ def starting_point(policy, optimizer, rules, args: Args, saved: dict | None) -> 
 def train(args: Args, given: set[str] | None = None) -> dict:
     """Train (or resume) a run; returns its directory (``run_dir``), the steps of this
     session (``steps``) and the seconds spent in rollouts, updates and all of it."""
+    from agents.batched import batched
     from yaniv_env.core.cpus import available_cpus
     from yaniv_env.yaniv.rules import get_rules
 
     args, run_dir, saved = open_run(args, given)
     rules = get_rules(args.rules, args.num_players)
     torch.manual_seed(args.seed)  # the network's initial weights
-    policy = make_policy(rules, [int(x) for x in args.hidden.split(",") if x.strip()])
+    hidden = [int(x) for x in args.hidden.split(",") if x.strip()]
+    policy = make_policy(rules, hidden, args.advice_scale if args.advice else None)
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
-    state, (sampling_seed, games_seed, pool_seed) = starting_point(policy, optimizer, rules, args, saved)
+    advisor = batched(args.advice, seed=args.seed, rules=rules) if args.advice else None
+    state, (sampling_seed, games_seed, pool_seed) = starting_point(policy, optimizer, rules, args, saved, advisor)
     generator = torch.Generator().manual_seed(sampling_seed)
-    past = PastSelves(args.pool_size, pool_seed)
+    past = PastSelves(args.pool_size, pool_seed, advisor)
     streams = make_streams(rules, args, policy, past, saved, games_seed)
     hand_weights = hand_potential_weights(rules, args.shaping)
 
@@ -826,17 +907,18 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     timing = {"rollout": 0.0, "update": 0.0}
     while state["timesteps"] < args.total_timesteps and state["elapsed"] < budget:
         if args.eval_every and state["timesteps"] >= state["next_eval"]:
-            log_evaluation(policy, rules, args, state, run_dir / "eval.csv")
+            log_evaluation(policy, rules, args, state, run_dir / "eval.csv", advisor)
             state["next_eval"] = state["timesteps"] + args.eval_every
         t0 = time.perf_counter()
         policy.set_training_mode(False)
         torch.set_num_threads(args.rollout_threads)
-        rollout = collect(policy, streams, args.num_steps, generator, args.gamma)
+        rollout = collect(policy, streams, args.num_steps, generator, args.gamma, advisor)
         adv = advantages(policy, rollout, streams, hand_weights, args)
         t1 = time.perf_counter()
         policy.set_training_mode(True)
         torch.set_num_threads(args.update_threads or available_cpus())
-        _, value_loss, entropy, clipped = update(policy, optimizer, rollout, adv, args, generator)
+        actor = state["timesteps"] >= args.value_warmup  # the warm-up counts from the run's first step
+        _, value_loss, entropy, clipped = update(policy, optimizer, rollout, adv, args, generator, actor)
         t2 = time.perf_counter()
         timing["rollout"] += t1 - t0
         timing["update"] += t2 - t1
@@ -850,7 +932,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
             save()
             last_save = t2
     if args.eval_every:
-        log_evaluation(policy, rules, args, state, run_dir / "eval.csv")
+        log_evaluation(policy, rules, args, state, run_dir / "eval.csv", advisor)
     save()
     print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / 'checkpoint.pt'}", flush=True)
     return {
