@@ -18,6 +18,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import yaniv_env
 from yaniv_env import PRESETS, pis_yedili
 from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.actions import CALL_YANIV
 from yaniv_env.yaniv.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
 from yaniv_env.yaniv.observation import ObservationLayout, StateLayout, rules_vector
 from yaniv_env.yaniv.render import hand_name
@@ -263,11 +264,9 @@ def test_masks_are_zero_while_an_eliminated_agent_steps():
     pytest.skip("no mid-game elimination found")
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
-def test_turn_limit_truncates(preset):
-    # a round that hits the turn limit ends as a draw: truncation in "round" episodes
-    env = yaniv_env.raw_env(rules=preset, num_players=2, episode="round", turn_limit=1)
-    env.reset(seed=4)
+def play_without_calling(env) -> set[str]:
+    """Random legal moves to the episode's end, never calling Yaniv (the rounds must run
+    into the turn limit); returns the agents whose episode was truncated."""
     rng = np.random.default_rng(0)
     truncated = set()
     for agent in env.agent_iter(10_000):
@@ -278,10 +277,17 @@ def test_turn_limit_truncates(preset):
             env.step(None)
         else:
             legal = np.flatnonzero(obs["action_mask"])
-            # never call: the round must run into the limit
-            legal = [a for a in legal if a != 1] or legal
+            legal = [a for a in legal if a != CALL_YANIV] or legal
             env.step(int(legal[rng.integers(len(legal))]))
-    assert truncated == {"player_0", "player_1"}
+    return truncated
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_turn_limit_truncates(preset):
+    # a round that hits the turn limit ends as a draw: truncation in "round" episodes
+    env = yaniv_env.raw_env(rules=preset, num_players=2, episode="round", turn_limit=1)
+    env.reset(seed=4)
+    assert play_without_calling(env) == {"player_0", "player_1"}
     assert env.unwrapped.game.round_result.truncated
 
 
@@ -289,17 +295,7 @@ def test_round_limit_truncates_the_game():
     rules = PRESETS["standard"].replace(turn_limit=1, round_limit=7)
     env = yaniv_env.raw_env(rules=rules, num_players=2, episode="game")
     env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    truncated = set()
-    for agent in env.agent_iter(10_000):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            if trunc:
-                truncated.add(agent)
-            env.step(None)
-        else:
-            legal = [a for a in np.flatnonzero(obs["action_mask"]) if a != 1]
-            env.step(int(legal[rng.integers(len(legal))]))
+    truncated = play_without_calling(env)
     g = env.unwrapped.game
     assert g.game_truncated and g.round_index == 6
     assert truncated == {"player_0", "player_1"}
