@@ -145,8 +145,8 @@ if MaskableActorCriticPolicy is not None:
         the whole logits tensor at every construction), the logits are normalised once, when
         first used, after the mask is applied (sb3-contrib normalises at construction and
         again at masking), and :meth:`sample` draws by inverse CDF, one uniform number per
-        row, instead of ``torch.multinomial``, which cost about 20 times more on a
-        [64, 1543] batch (one torch thread). A masked action's probability is exactly 0 in
+        row, instead of ``torch.multinomial`` (its speed against sb3-contrib's:
+        ``docs/experiments/2026-11-25-speed.md``). A masked action's probability is exactly 0 in
         float32 and the search returns the first index whose cumulative probability exceeds
         the uniform draw, so a masked action is never drawn."""
 

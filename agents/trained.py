@@ -70,7 +70,7 @@ class TrainedAgent:
 
     ``act`` gives the action ``policy.predict(observation, action_masks=mask,
     deterministic=True)`` gives (the arg-max of the masked logits), computed straight from
-    the network (about 3× faster than ``predict`` for one observation); with
+    the network, without ``predict``'s checks and conversions; with
     ``deterministic=False`` it samples from the masked distribution with the agent's own
     generator (seeded by ``seed``). An advised model (``metadata["advice"]``) asks its
     advisor at every decision and appends the advice to the observation.

@@ -40,6 +40,18 @@ def fingerprint(s: State) -> tuple:
     return (repr(s), tuple(parts))
 
 
+def play_randomly(s: engine.State, g: np.random.Generator, steps: int) -> None:
+    """Up to ``steps`` decisions and round starts of ``s``, the actions drawn by ``g``."""
+    for _ in range(steps):
+        if s.phase == engine.GAME_OVER:
+            return
+        if s.phase == engine.ROUND_OVER:
+            engine.start_next_round(s)
+            continue
+        acts = engine.legal_actions(s)
+        engine.apply(s, acts[int(g.integers(len(acts)))])
+
+
 def play_game(rules, seed: int, policy_seed: int, noise: bool = False, max_steps: int = 100_000):
     """Play a whole game, actions drawn by a generator of its own. Returns the actions,
     the round results and the final state."""
@@ -116,27 +128,12 @@ def test_copy_is_independent_and_continues_identically(name, n):
     rules = PRESETS[name].with_players(n)
     s = engine.new_game(rules, seed=4)
     g = np.random.default_rng(40)
-    for _ in range(150):  # into the game, across at least one round end for most configurations
-        if s.phase == engine.GAME_OVER:
-            break
-        if s.phase == engine.ROUND_OVER:
-            engine.start_next_round(s)
-            continue
-        acts = engine.legal_actions(s)
-        engine.apply(s, acts[int(g.integers(len(acts)))])
+    play_randomly(s, g, 150)  # into the game, across at least one round end for most configurations
     c = s.copy()
     assert fingerprint(c) == fingerprint(s)
     before = fingerprint(s)
     # play the copy on with other actions: the original does not move
-    gc = np.random.default_rng(999)
-    for _ in range(300):
-        if c.phase == engine.GAME_OVER:
-            break
-        if c.phase == engine.ROUND_OVER:
-            engine.start_next_round(c)
-            continue
-        acts = engine.legal_actions(c)
-        engine.apply(c, acts[int(gc.integers(len(acts)))])
+    play_randomly(c, np.random.default_rng(999), 300)
     assert fingerprint(s) == before
     # two copies continue identically under the same actions
     c1, c2 = s.copy(), s.copy()

@@ -7,6 +7,7 @@ import copy
 import json
 import warnings
 from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 import pettingzoo
@@ -17,6 +18,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import yaniv_env
 from yaniv_env import PRESETS, pis_yedili
 from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.actions import CALL_YANIV
 from yaniv_env.yaniv.cards import SUIT_SYMBOLS, card_name, cards_name, parse_cards
 from yaniv_env.yaniv.observation import ObservationLayout, StateLayout, rules_vector
 from yaniv_env.yaniv.render import hand_name
@@ -62,105 +64,130 @@ def test_pettingzoo_api_seed_render(preset_count, headless_window):
 # -- whole games through the AEC API ----------------------------------------------------
 
 
+@dataclass
+class EpisodeTally:
+    """What :func:`play_checked` counts and remembers over one episode."""
+
+    agents: list[str]
+    total_env: dict[str, float]  # sum of env.rewards after every step
+    total_last: dict[str, float]  # sum of what last() hands out
+    round_start: list[int]  # the scores at the round's start
+    rounds: list = field(default_factory=list)
+    last_rr: engine.RoundResult | None = None
+    eliminated: list[str] = field(default_factory=list)  # out of the game before its end
+    pending_dead: set[str] = field(default_factory=set)  # terminated, yet to step
+    non_acting_rewarded: bool = False
+    steps: int = 0
+
+
+def _check_decision(env, agent: str, obs: dict, seat: int, full: bool) -> list[int]:
+    """The legal actions of ``agent``'s decision, its mask checked against the engine's."""
+    g = env.unwrapped.game
+    legal = engine.legal_actions(g)
+    assert g.current == seat
+    mask = obs["action_mask"]
+    assert np.flatnonzero(mask).tolist() == legal
+    if full:
+        assert mask.dtype == np.int8
+        for other in env.agents:
+            if other != agent:
+                assert not env.observe(other)["action_mask"].any(), (agent, other)
+    return legal
+
+
+def _check_round_end(env, tally: EpisodeTally, rr: engine.RoundResult, agent: str) -> None:
+    """The rewards and terminations after the step of ``agent`` that ended a round."""
+    raw = env.unwrapped
+    seat = {a: i for i, a in enumerate(tally.agents)}
+    tally.rounds.append(rr)
+    for a in env.agents:
+        assert env.infos[a]["round_result"] is rr
+    if raw.reward_scheme == "score":
+        for a in env.agents:
+            expected = -(rr.scores[seat[a]] - tally.round_start[seat[a]]) / 100
+            assert env.rewards[a] == pytest.approx(expected, abs=1e-12)
+            if a != agent and expected != 0:
+                tally.non_acting_rewarded = True
+    tally.round_start = list(rr.scores)
+    if raw.episode == "game" and raw.game.phase != engine.GAME_OVER:
+        # players out of the game are terminated and step first
+        for p in rr.eliminated:
+            a = tally.agents[p]
+            assert env.terminations[a] and not env.truncations[a]
+            assert a in env.agents
+            tally.eliminated.append(a)
+            tally.pending_dead.add(a)
+        if rr.eliminated:
+            assert env.agent_selection in tally.pending_dead
+
+
+def _check_episode_end(env, tally: EpisodeTally) -> None:
+    assert env.agents == [], "the episode did not end"
+    assert tally.rounds, "no round finished"
+    g = env.unwrapped.game
+    if env.unwrapped.episode == "game":
+        assert g.phase == engine.GAME_OVER
+        assert len(tally.rounds) == g.round_index + 1
+        for a in tally.eliminated:
+            assert not g.alive[tally.agents.index(a)]
+    else:
+        assert len(tally.rounds) == 1
+    for a in tally.agents:
+        assert tally.total_last[a] == pytest.approx(tally.total_env[a], abs=1e-9), a
+
+
 def play_checked(env, action_seed: int, full: bool = True) -> dict:
     """Play one episode with uniform random legal moves, checking the API invariants at
     every step (``full=False`` skips the costly ones: spaces, ``state()``, the other
     agents' masks). Returns the per-agent reward totals and what happened."""
     raw = env.unwrapped
-    game_episode = raw.episode == "game"
     agents = list(raw.possible_agents)
     seat = {a: i for i, a in enumerate(agents)}
     rng = np.random.default_rng(action_seed)
     obs_space = env.observation_space(agents[0])
-    total_env = dict.fromkeys(agents, 0.0)  # sum of env.rewards after every step
-    total_last = dict.fromkeys(agents, 0.0)  # sum of what last() hands out
-    rounds: list[engine.RoundResult] = []
-    last_rr = None
-    round_start = [0] * len(agents)
-    eliminated_mid_game: list[str] = []
-    pending_dead: set[str] = set()
-    non_acting_rewarded = False
-    steps = 0
+    zeros = dict.fromkeys(agents, 0.0)
+    tally = EpisodeTally(agents, dict(zeros), dict(zeros), [0] * len(agents))
     for agent in env.agent_iter(max_iter=500_000):
-        steps += 1
+        tally.steps += 1
         obs, reward, termination, truncation, info = env.last()
         assert type(reward) is float, (agent, reward)
-        total_last[agent] += reward
+        tally.total_last[agent] += reward
         if full:
             assert obs_space.contains(obs), agent
             assert raw.state_space.contains(raw.state())
-        g = raw.game
         if termination or truncation:
             assert not obs["action_mask"].any()
             env.step(None)
             assert agent not in env.agents
-            pending_dead.discard(agent)
+            tally.pending_dead.discard(agent)
             continue
-        assert not pending_dead, "finished agents step before live ones"
-        legal = engine.legal_actions(g)
-        assert g.current == seat[agent]
-        mask = obs["action_mask"]
-        assert np.flatnonzero(mask).tolist() == legal
-        if full:
-            assert mask.dtype == np.int8
-            for other in env.agents:
-                if other != agent:
-                    assert not env.observe(other)["action_mask"].any(), (agent, other)
-        action = int(legal[rng.integers(len(legal))])
-        env.step(action)
+        assert not tally.pending_dead, "finished agents step before live ones"
+        legal = _check_decision(env, agent, obs, seat[agent], full)
+        env.step(int(legal[rng.integers(len(legal))]))
         # -- after the step
         assert set(env.rewards) == set(env.agents)
         for a, r in env.rewards.items():
             assert type(r) is float, (a, r)
-            total_env[a] += r
+            tally.total_env[a] += r
         rr = next((i["round_result"] for i in env.infos.values() if "round_result" in i), None)
-        if rr is not None and rr is not last_rr:  # a round just ended
-            last_rr = rr
-            rounds.append(rr)
-            for a in env.agents:
-                assert env.infos[a]["round_result"] is rr
-            if raw.reward_scheme == "score":
-                for a in env.agents:
-                    expected = -(rr.scores[seat[a]] - round_start[seat[a]]) / 100
-                    assert env.rewards[a] == pytest.approx(expected, abs=1e-12)
-                    if a != agent and expected != 0:
-                        non_acting_rewarded = True
-            round_start = list(rr.scores)
-            if game_episode and g.phase != engine.GAME_OVER:
-                # players out of the game are terminated and step first
-                for p in rr.eliminated:
-                    a = agents[p]
-                    assert env.terminations[a] and not env.truncations[a]
-                    assert a in env.agents
-                    eliminated_mid_game.append(a)
-                    pending_dead.add(a)
-                if rr.eliminated:
-                    assert env.agent_selection in pending_dead
+        if rr is not None and rr is not tally.last_rr:  # a round just ended
+            tally.last_rr = rr
+            _check_round_end(env, tally, rr, agent)
         done = [a for a in env.agents if env.terminations[a] or env.truncations[a]]
-        assert set(done) >= pending_dead
-        if done and set(done) != pending_dead:
+        assert set(done) >= tally.pending_dead
+        if done and set(done) != tally.pending_dead:
             assert set(done) == set(env.agents), "the episode ends for every player at once"
-    assert env.agents == [], "the episode did not end"
-    assert rounds, "no round finished"
+    _check_episode_end(env, tally)
     g = raw.game
-    if game_episode:
-        assert g.phase == engine.GAME_OVER
-        assert len(rounds) == g.round_index + 1
-        for a in eliminated_mid_game:
-            assert not g.alive[seat[a]]
-    else:
-        assert len(rounds) == 1
-    for a in agents:
-        assert total_last[a] == pytest.approx(total_env[a], abs=1e-9), a
     return {
-        "totals": total_env,
-        "rounds": rounds,
+        "totals": tally.total_env,
+        "rounds": tally.rounds,
         "scores": list(g.scores),
         "ranking": engine.ranking(g),
         "turns": g.turns,
-        "steps": steps,
-        "eliminated": eliminated_mid_game,
-        "non_acting_rewarded": non_acting_rewarded,
+        "steps": tally.steps,
+        "eliminated": tally.eliminated,
+        "non_acting_rewarded": tally.non_acting_rewarded,
     }
 
 
@@ -237,11 +264,9 @@ def test_masks_are_zero_while_an_eliminated_agent_steps():
     pytest.skip("no mid-game elimination found")
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
-def test_turn_limit_truncates(preset):
-    # a round that hits the turn limit ends as a draw: truncation in "round" episodes
-    env = yaniv_env.raw_env(rules=preset, num_players=2, episode="round", turn_limit=1)
-    env.reset(seed=4)
+def play_without_calling(env) -> set[str]:
+    """Random legal moves to the episode's end, never calling Yaniv (the rounds must run
+    into the turn limit); returns the agents whose episode was truncated."""
     rng = np.random.default_rng(0)
     truncated = set()
     for agent in env.agent_iter(10_000):
@@ -252,10 +277,17 @@ def test_turn_limit_truncates(preset):
             env.step(None)
         else:
             legal = np.flatnonzero(obs["action_mask"])
-            # never call: the round must run into the limit
-            legal = [a for a in legal if a != 1] or legal
+            legal = [a for a in legal if a != CALL_YANIV] or legal
             env.step(int(legal[rng.integers(len(legal))]))
-    assert truncated == {"player_0", "player_1"}
+    return truncated
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_turn_limit_truncates(preset):
+    # a round that hits the turn limit ends as a draw: truncation in "round" episodes
+    env = yaniv_env.raw_env(rules=preset, num_players=2, episode="round", turn_limit=1)
+    env.reset(seed=4)
+    assert play_without_calling(env) == {"player_0", "player_1"}
     assert env.unwrapped.game.round_result.truncated
 
 
@@ -263,17 +295,7 @@ def test_round_limit_truncates_the_game():
     rules = PRESETS["standard"].replace(turn_limit=1, round_limit=7)
     env = yaniv_env.raw_env(rules=rules, num_players=2, episode="game")
     env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    truncated = set()
-    for agent in env.agent_iter(10_000):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            if trunc:
-                truncated.add(agent)
-            env.step(None)
-        else:
-            legal = [a for a in np.flatnonzero(obs["action_mask"]) if a != 1]
-            env.step(int(legal[rng.integers(len(legal))]))
+    truncated = play_without_calling(env)
     g = env.unwrapped.game
     assert g.game_truncated and g.round_index == 6
     assert truncated == {"player_0", "player_1"}

@@ -399,35 +399,116 @@ def test_fixed_ids():
 # -- legal actions along random games ---------------------------------------------------
 
 
-def run_random_game(rules, seed: int, max_steps: int) -> Counter:
-    """Random play, checking every decision's legal actions against the reference and the
-    model of the previous discard kept here. Returns how often each phase was seen."""
-    s = engine.new_game(rules, seed=seed)
-    table = s.table
-    g = np.random.default_rng(seed + 7919)
-    seen: Counter = Counter()
-    model = {}
+class ReferenceModel:
+    """The previous discard and the Blast queue of a game as the reference rules follow them,
+    kept beside the engine's state ``s`` to check its legal actions at every decision."""
 
-    def new_round():
-        model.update(top=list(s.top), take=set(s.top), flashed=False, pending=None, drawn=None, queue=[])
+    def __init__(self, rules, s):
+        self.rules, self.s, self.table = rules, s, s.table
+        self.from_stock = False  # whether the last draw was from the stock
+        self.new_round()
+
+    def new_round(self) -> None:
+        s = self.s
+        self.top, self.take, self.flashed = list(s.top), set(s.top), False  # the previous discard
+        self.pending, self.drawn, self.queue = None, None, []  # the discard laid, the card drawn, Blast's seats
         assert len(s.top) == 1
-        check_blast_offer()
+        self.check_blast_offer()
 
-    def check_blast_offer():
-        model["queue"] = ref_blast_queue(rules, s, model["top"], model["flashed"])
-        if not model["queue"]:
+    def check_blast_offer(self) -> None:
+        s = self.s
+        self.queue = ref_blast_queue(self.rules, s, self.top, self.flashed)
+        if not self.queue:
             assert s.phase != engine.BLAST_PHASE
         else:
-            assert s.phase == engine.BLAST_PHASE and s.current == model["queue"][0]
-            assert sorted(s.blast_cards) == sorted(set(range(rank_of(model["top"][0]), 52, 13)) - set(model["top"]))
+            assert s.phase == engine.BLAST_PHASE and s.current == self.queue[0]
+            assert sorted(s.blast_cards) == sorted(set(range(rank_of(self.top[0]), 52, 13)) - set(self.top))
 
-    new_round()
+    def check_legal(self, acts: list[int], hand: list[int], seen: Counter) -> None:
+        """The engine's legal actions ``acts`` in the decision in front of it, against the
+        reference; ``seen`` counts the windows where only a pass was legal."""
+        s, rules, phase = self.s, self.rules, self.s.phase
+        if phase == engine.DISCARD:
+            assert s.current == s.turn_player
+            discards = [a for a in acts if a >= DISCARD_BASE]
+            specials = [a for a in acts if a < DISCARD_BASE]
+            callable_ = sum(value_of(k) for k in hand) <= rules.call_max
+            assert specials == ([CALL_YANIV] if callable_ else [])
+            moves = table_moves(self.table, discards)
+            assert len(set(moves)) == len(moves)
+            assert set(moves) == ref_moves(rules, hand)
+        elif phase == engine.DRAW:
+            expected = {TAKE_BASE + k for k in self.take} | ({DRAW_STOCK} if s.stock else set())
+            assert set(acts) == expected
+            assert sorted(s.takeable) == sorted(self.take)
+        elif phase == engine.SLAM_PHASE:
+            slam = ref_slam_allowed(rules, self.pending.cards, self.drawn, self.from_stock)
+            assert acts == ([SLAM, PASS] if slam else [PASS])
+            seen["slam_pass_only"] += not slam
+        elif phase == engine.ASAF_PHASE:
+            assert acts == [ASAF, PASS]
+            assert s.current != s.caller
+        elif phase == engine.BLAST_PHASE:
+            assert s.current == self.queue[0]
+            holds = set(s.blast_cards) <= set(hand)
+            assert acts == ([BLAST, PASS] if holds else [PASS])
+            seen["blast_pass_only"] += not holds
+
+    def follow(self, phase: int, action: int, p: int, hand: list[int]) -> None:
+        """The model after seat ``p`` (holding ``hand`` before) played ``action`` in
+        ``phase``, and the window the engine opened checked against it."""
+        s, rules = self.s, self.rules
+        ended = s.phase in (engine.ROUND_OVER, engine.GAME_OVER)
+        if phase == engine.DISCARD and action >= DISCARD_BASE:
+            self.pending = self.table.discards[action - DISCARD_BASE]
+        elif phase == engine.DRAW:
+            d = self.pending
+            if action == DRAW_STOCK:
+                (drawn,) = list((Counter(s.hands[p]) - Counter(hand)).elements())
+            else:
+                drawn = action - TAKE_BASE
+            self.top, self.take, self.flashed, self.drawn = list(d.cards), set(d.takeable), False, drawn
+            self.from_stock = action == DRAW_STOCK
+            if not ended:
+                slam = ref_slam_allowed(rules, d.cards, drawn, action == DRAW_STOCK)
+                hidden = rules.private_windows and action == DRAW_STOCK and ref_slam_window(rules, d.cards)
+                assert (s.phase == engine.SLAM_PHASE) == (slam or hidden), (d, drawn, action)
+                if s.phase != engine.SLAM_PHASE:
+                    self.check_blast_offer()
+        elif phase == engine.SLAM_PHASE:
+            if action == SLAM:
+                self.top.append(self.drawn)
+                self.take = set(set_takeable(rules, self.top))
+                self.flashed = True
+            if not ended:
+                self.check_blast_offer()
+        elif phase == engine.BLAST_PHASE and action == BLAST:
+            self.top = self.top + sorted(set(range(rank_of(self.top[0]), 52, 13)) - set(self.top))
+            self.take = set(set_takeable(rules, self.top))
+            if not ended:
+                assert s.phase == engine.DISCARD and s.current == s.turn_player
+        elif phase == engine.BLAST_PHASE:
+            self.queue.pop(0)
+            if self.queue:
+                assert s.phase == engine.BLAST_PHASE and s.current == self.queue[0]
+            else:
+                assert s.phase == engine.DISCARD and s.current == s.turn_player
+
+
+def run_random_game(rules, seed: int, max_steps: int) -> Counter:
+    """Random play, checking every decision's legal actions against the reference and the
+    model of the previous discard kept beside the game (:class:`ReferenceModel`). Returns how
+    often each phase was seen."""
+    s = engine.new_game(rules, seed=seed)
+    g = np.random.default_rng(seed + 7919)
+    seen: Counter = Counter()
+    model = ReferenceModel(rules, s)
     for _ in range(max_steps):
         if s.phase == engine.GAME_OVER:
             break
         if s.phase == engine.ROUND_OVER:
             engine.start_next_round(s)
-            new_round()
+            model.new_round()
             continue
         phase = s.phase
         seen[engine.PHASE_NAMES[phase]] += 1
@@ -436,68 +517,10 @@ def run_random_game(rules, seed: int, max_steps: int) -> Counter:
         assert np.flatnonzero(engine.legal_mask(s)).tolist() == acts
         p = s.current
         hand = list(s.hands[p])
-        if phase == engine.DISCARD:
-            assert s.current == s.turn_player
-            discards = [a for a in acts if a >= DISCARD_BASE]
-            specials = [a for a in acts if a < DISCARD_BASE]
-            callable_ = sum(value_of(k) for k in hand) <= rules.call_max
-            assert specials == ([CALL_YANIV] if callable_ else [])
-            moves = table_moves(table, discards)
-            assert len(set(moves)) == len(moves)
-            assert set(moves) == ref_moves(rules, hand)
-        elif phase == engine.DRAW:
-            expected = {TAKE_BASE + k for k in model["take"]} | ({DRAW_STOCK} if s.stock else set())
-            assert set(acts) == expected
-            assert sorted(s.takeable) == sorted(model["take"])
-        elif phase == engine.SLAM_PHASE:
-            slam = ref_slam_allowed(rules, model["pending"].cards, model["drawn"], model["from_stock"])
-            assert acts == ([SLAM, PASS] if slam else [PASS])
-            seen["slam_pass_only"] += not slam
-        elif phase == engine.ASAF_PHASE:
-            assert acts == [ASAF, PASS]
-            assert s.current != s.caller
-        elif phase == engine.BLAST_PHASE:
-            assert s.current == model["queue"][0]
-            holds = set(s.blast_cards) <= set(hand)
-            assert acts == ([BLAST, PASS] if holds else [PASS])
-            seen["blast_pass_only"] += not holds
+        model.check_legal(acts, hand, seen)
         action = int(acts[int(g.integers(len(acts)))])
         engine.apply(s, action)
-        ended = s.phase in (engine.ROUND_OVER, engine.GAME_OVER)
-        if phase == engine.DISCARD and action >= DISCARD_BASE:
-            model["pending"] = table.discards[action - DISCARD_BASE]
-        elif phase == engine.DRAW:
-            d = model["pending"]
-            if action == DRAW_STOCK:
-                (drawn,) = list((Counter(s.hands[p]) - Counter(hand)).elements())
-            else:
-                drawn = action - TAKE_BASE
-            model.update(top=list(d.cards), take=set(d.takeable), flashed=False, drawn=drawn)
-            model["from_stock"] = action == DRAW_STOCK
-            if not ended:
-                slam = ref_slam_allowed(rules, d.cards, drawn, action == DRAW_STOCK)
-                hidden = rules.private_windows and action == DRAW_STOCK and ref_slam_window(rules, d.cards)
-                assert (s.phase == engine.SLAM_PHASE) == (slam or hidden), (d, drawn, action)
-                if s.phase != engine.SLAM_PHASE:
-                    check_blast_offer()
-        elif phase == engine.SLAM_PHASE:
-            if action == SLAM:
-                model["top"].append(model["drawn"])
-                model["take"] = set(set_takeable(rules, model["top"]))
-                model["flashed"] = True
-            if not ended:
-                check_blast_offer()
-        elif phase == engine.BLAST_PHASE and action == BLAST:
-            model["top"] = model["top"] + sorted(set(range(rank_of(model["top"][0]), 52, 13)) - set(model["top"]))
-            model["take"] = set(set_takeable(rules, model["top"]))
-            if not ended:
-                assert s.phase == engine.DISCARD and s.current == s.turn_player
-        elif phase == engine.BLAST_PHASE:
-            model["queue"].pop(0)
-            if model["queue"]:
-                assert s.phase == engine.BLAST_PHASE and s.current == model["queue"][0]
-            else:
-                assert s.phase == engine.DISCARD and s.current == s.turn_player
+        model.follow(phase, action, p, hand)
     return seen
 
 

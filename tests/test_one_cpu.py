@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from yaniv_env.core.cpus import available_cpus
+from yaniv_env.core.cpus import available_cpus, map_in_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,6 +39,15 @@ def _run_on_one_cpu(*args: str) -> str:
 
 def test_available_cpus_reads_the_affinity():
     assert available_cpus() == len(os.sched_getaffinity(0)) >= 1
+
+
+def test_map_in_processes_gives_the_same_results_in_process_and_in_workers():
+    """The tools' one job loop: in this process in job order, in spawned workers in the order
+    the jobs finish; the same results either way, and a job's error is raised here."""
+    assert list(map_in_processes(abs, [-3, 1, -2], workers=1)) == [3, 1, 2]
+    assert sorted(map_in_processes(abs, [-3, 1, -2], workers=2)) == [1, 2, 3]
+    with pytest.raises(TypeError):
+        list(map_in_processes(abs, ["a", "b"], workers=2))
 
 
 def test_bench_on_one_cpu():

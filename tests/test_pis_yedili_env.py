@@ -152,13 +152,7 @@ def test_many_random_games_without_error():
                 env = pis_yedili.raw_env(rules=rules, num_players=n, episode=episode)
                 for seed in range(3):
                     env.reset(seed=seed)
-                    for _agent in env.agent_iter(max_iter=100_000):
-                        obs, _, term, trunc, _ = env.last()
-                        if term or trunc:
-                            env.step(None)
-                            continue
-                        legal = np.flatnonzero(obs["action_mask"])
-                        env.step(int(legal[rng.integers(len(legal))]))
+                    random_steps(env, 100_000, rng)
                     assert env.agents == []
                     assert env.game.phase == (E.GAME_OVER if episode == "game" else E.DEAL_OVER)
                     games += 1
@@ -426,8 +420,10 @@ def test_bad_arguments_raise(kwargs):
 # -- rendering, helpers, registries, lazy imports -----------------------------------------
 
 
-def _random_steps(env, count, seed=0):
-    rng = np.random.default_rng(seed)
+def random_steps(env, count: int, rng: np.random.Generator | int = 0) -> None:
+    """Up to ``count`` random legal moves (``None`` for a finished agent), drawn by ``rng``
+    (a generator, or the seed of a new one)."""
+    rng = np.random.default_rng(rng)
     for _ in range(count):
         if not env.agents:
             return
@@ -462,7 +458,7 @@ def test_render_hides_hands_unless_asked():
             assert f"top: {card_name(g.top)}   suit in force: {SUIT_SYMBOLS[g.suit]}" in text
         if i:
             assert text.splitlines()[1].startswith("last: ")
-        _random_steps(env, 1, seed=i)
+        random_steps(env, 1, rng=i)
     assert len(suits_seen) >= 3
     # asked for: every hand, or one seat's, or none
     for reveal, shown in ((True, {0, 1, 2}), (1, {1}), (False, set())):
@@ -478,7 +474,7 @@ def test_render_deal_result():
     env.reset(seed=0)
     texts = []
     while env.agents:
-        _random_steps(env, 1)
+        random_steps(env, 1)
         texts.append(env.render())
     assert all("last: player_" in text for text in texts)
     assert "deal result:" in texts[-1] and "deal result:" not in texts[0]

@@ -121,7 +121,7 @@ def test_viewer_page_is_self_contained_and_escapes_text(annotated_record, tmp_pa
     page = replay.write_html(rec, tmp_path / "out" / "game.html").read_text(encoding="utf-8")
     assert "{{" not in page and "/*{{" not in page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "the page must load nothing"
-    assert page.count("</script>") == 2  # the data and the code: nothing from the labels
+    assert page.count("</script>") == 3  # the data, the shared code and the page's: nothing from the labels
     assert _embedded(page)["labels"][0] == "</script><script>alert(1)</script>"
 
 

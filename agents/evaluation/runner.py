@@ -47,8 +47,8 @@ def _run_chunk(common: tuple, jobs: list[tuple]) -> list[GameRecord]:
 @contextmanager
 def one_torch_thread() -> Iterator[None]:
     """One torch thread while games are played in this process (a trained entrant's forward
-    passes are a few rows each: a second thread made them twenty times slower with the
-    other core busy), the caller's setting restored afterwards."""
+    passes are a few rows each: a second thread slows them down when the other cores are
+    busy, ``docs/experiments/2026-11-25-speed.md``), the caller's setting restored afterwards."""
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch is not None else 1
     _one_torch_thread()

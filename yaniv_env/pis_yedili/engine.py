@@ -100,7 +100,6 @@ from .rules import DECK_SIZE, Rules
 OPENING, PLAY, SEVEN_PHASE, ACE_PHASE, DEAL_OVER, GAME_OVER = range(6)
 PHASE_NAMES = ("opening", "play", "seven", "ace", "deal_over", "game_over")
 NUM_DECISION_PHASES = 4
-FULL_DECK_MASK = (1 << DECK_SIZE) - 1
 
 
 class IllegalActionError(ValueError):

@@ -53,6 +53,25 @@ from ..yaniv.rules import PRESETS, get_rules
 BLOCK = 4096
 
 
+class _RandomIndex:
+    """Uniform indices for random play, from uniforms ``rng`` draws ``BLOCK`` at a time (one
+    NumPy call per block, not per move: the loops measure the environment, not the draws)."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.uniforms = rng.random(BLOCK).tolist()
+        self.at = 0
+
+    def __call__(self, n: int) -> int:
+        """An index below ``n``."""
+        if self.at == BLOCK:
+            self.uniforms = self.rng.random(BLOCK).tolist()
+            self.at = 0
+        index = int(self.uniforms[self.at] * n)
+        self.at += 1
+        return index
+
+
 def _random_games(eng, new_part, part_over: int, rules, seconds: float, seed: int, per_game=None):
     """Whole games of random legal moves with the engine module ``eng`` (``new_game``,
     ``legal_actions``, ``apply``, ``GAME_OVER``) until ``seconds`` have passed; from phase
@@ -60,8 +79,7 @@ def _random_games(eng, new_part, part_over: int, rules, seconds: float, seed: in
     Returns (decisions, finished rounds or deals, games, the sum of ``per_game(state)`` over
     the finished games, elapsed seconds, CPU seconds)."""
     rng = np.random.default_rng(seed)
-    u = rng.random(BLOCK).tolist()
-    i = 0
+    pick = _RandomIndex(rng)
     legal_actions, apply, GAME_OVER = eng.legal_actions, eng.apply, eng.GAME_OVER
     decisions = parts = games = counted = 0
     cpu_start = time.process_time()
@@ -77,11 +95,7 @@ def _random_games(eng, new_part, part_over: int, rules, seconds: float, seed: in
                 new_part(s)
                 continue
             legal = legal_actions(s)
-            if i == BLOCK:
-                u = rng.random(BLOCK).tolist()
-                i = 0
-            apply(s, legal[int(u[i] * len(legal))])
-            i += 1
+            apply(s, legal[pick(len(legal))])
             decisions += 1
         if per_game is not None:
             counted += per_game(s)
@@ -130,9 +144,7 @@ def bench_pis_engine(rules, seconds: float, seed: int = 0) -> dict[str, float]:
 def bench_aec(make_env, seconds: float, seed: int = 0) -> dict[str, float]:
     """The user's AEC loop (``agent_iter`` + ``last`` + ``step``) with random legal moves."""
     env = make_env()
-    rng = np.random.default_rng(seed)
-    u = rng.random(BLOCK).tolist()
-    i = 0
+    pick = _RandomIndex(np.random.default_rng(seed))
     steps = games = 0
     cpu_start = time.process_time()
     start = time.perf_counter()
@@ -144,11 +156,7 @@ def bench_aec(make_env, seconds: float, seed: int = 0) -> dict[str, float]:
                 action = None
             else:
                 legal = obs["action_mask"].astype(bool).nonzero()[0]
-                if i == BLOCK:
-                    u = rng.random(BLOCK).tolist()
-                    i = 0
-                action = int(legal[int(u[i] * len(legal))])
-                i += 1
+                action = int(legal[pick(len(legal))])
             env.step(action)
             steps += 1
         games += 1
@@ -175,9 +183,7 @@ def bench_gym(make_env, seconds: float, seed: int = 0) -> dict[str, float]:
     """A Gymnasium wrapper with action masks (``info["action_mask"]``): learner steps per
     second, random learner (the wrapper's random opponents play inside its steps)."""
     env = make_env()
-    rng = np.random.default_rng(seed)
-    u = rng.random(BLOCK).tolist()
-    i = 0
+    pick = _RandomIndex(np.random.default_rng(seed))
     steps = episodes = 0
     cpu_start = time.process_time()
     start = time.perf_counter()
@@ -186,11 +192,7 @@ def bench_gym(make_env, seconds: float, seed: int = 0) -> dict[str, float]:
         done = not info["action_mask"].any()
         while not done:
             legal = info["action_mask"].astype(bool).nonzero()[0]
-            if i == BLOCK:
-                u = rng.random(BLOCK).tolist()
-                i = 0
-            obs, reward, terminated, truncated, info = env.step(int(legal[int(u[i] * len(legal))]))
-            i += 1
+            obs, reward, terminated, truncated, info = env.step(int(legal[pick(len(legal))]))
             steps += 1
             done = terminated or truncated
         episodes += 1

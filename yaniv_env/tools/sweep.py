@@ -26,7 +26,6 @@ Measured figures: ``docs/verification.md``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import os
@@ -38,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ..core.cpus import map_in_processes
 from ..core.seeding import GOLDEN, MASK64, mix64
 from ..yaniv.batched.engine import REASONS, BatchedYaniv
 from ..yaniv.batched.invariants import CHECKS, STATS, reference, sweep_games
@@ -232,19 +232,10 @@ def sweep(
         for preset in presets
     ]
     jobs = [job for turn in itertools.zip_longest(*per_preset) for job in turn if job is not None]
-    with contextlib.ExitStack() as stack:
-        if workers <= 1:
-            results = map(_job, jobs)
-        else:
-            import multiprocessing
-
-            # spawned (not forked) workers: the parent may run Numba's threads
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers))
-            results = pool.imap_unordered(_job, jobs)
-        for preset, batch, result in results:
-            summaries[preset].add(batch, result)
-            if on_batch is not None:
-                on_batch(summaries)
+    for preset, batch, result in map_in_processes(_job, jobs, workers):
+        summaries[preset].add(batch, result)
+        if on_batch is not None:
+            on_batch(summaries)
     return summaries
 
 

@@ -33,7 +33,6 @@ rate and what a full run takes.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import itertools
 import json
@@ -47,6 +46,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..core.cpus import map_in_processes
 from ..yaniv import engine
 from ..yaniv.batched.engine import REASONS, BatchedYaniv, StepResult, round_rewards
 from ..yaniv.batched.kernels import greedy_pick
@@ -349,8 +349,6 @@ def _verify_parallel(
 ) -> Summary:
     """:func:`verify` with the game seeds cut into chunks played by ``workers`` processes;
     the first divergence stops them all and is raised."""
-    import multiprocessing
-
     start = time.perf_counter()
     # about four chunks a worker, but at least eight full batches a chunk (the batch of a
     # chunk's last games runs mostly empty) unless a worker would get none
@@ -360,10 +358,8 @@ def _verify_parallel(
         for first in range(0, games, size)
     ]
     summary = Summary(rules.name, rules.num_players)
-    # spawned (not forked) workers: the parent may run Numba's threads (the bench, tests)
-    with multiprocessing.get_context("spawn").Pool(min(workers, len(chunks))) as pool:
-        for part in pool.imap_unordered(_verify_chunk, chunks):
-            summary.add(part, COUNTS)  # the wall clock is the parallel run's own
+    for part in map_in_processes(_verify_chunk, chunks, workers):
+        summary.add(part, COUNTS)  # the wall clock is the parallel run's own
     summary.seconds = time.perf_counter() - start
     return summary
 
@@ -424,18 +420,10 @@ def run_chunks(
     divergence is recorded with its chunk (and the chunk's other games are not played)."""
     jobs = [(chunk, seed, greedy_share) for chunk in todo]
     records = []
-    with contextlib.ExitStack() as stack:
-        if workers <= 1:
-            results = map(_play_chunk, jobs)
-        else:
-            import multiprocessing
-
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers))
-            results = pool.imap_unordered(_play_chunk, jobs)
-        for record in results:
-            records.append(record)
-            if on_chunk is not None:
-                on_chunk(record)
+    for record in map_in_processes(_play_chunk, jobs, workers):
+        records.append(record)
+        if on_chunk is not None:
+            on_chunk(record)
     return records
 
 

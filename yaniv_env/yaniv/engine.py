@@ -126,7 +126,7 @@ from .actions import (
     Discard,
     action_table,
 )
-from .cards import JOKER, NUM_KINDS, NUM_RANKS, RANK, YANIV_VALUE, cards_name, standard_deck
+from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, RANK, YANIV_VALUE, cards_name, standard_deck
 from .rules import Rules
 
 DISCARD, DRAW, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE, ROUND_OVER, GAME_OVER = range(7)
@@ -763,7 +763,7 @@ def _offer_blast(s: State) -> None:
     windows; else to the player who can complete the discard."""
     rules = s.rules
     top = s.top
-    if not rules.blast or s.top_flashed or len(top) >= 4:
+    if not rules.blast or s.top_flashed or len(top) >= NUM_SUITS:
         return
     rank = RANK[top[0]]
     if rank < 0:
@@ -771,7 +771,7 @@ def _offer_blast(s: State) -> None:
     for k in top:
         if RANK[k] != rank:
             return
-    missing = tuple(k for k in range(rank, 4 * NUM_RANKS, NUM_RANKS) if k not in top)
+    missing = tuple(k for k in range(rank, NUM_SUITS * NUM_RANKS, NUM_RANKS) if k not in top)
     n = s.num_players
     if rules.private_windows:
         if any(k in s.pile for k in missing):  # public: nobody can complete it

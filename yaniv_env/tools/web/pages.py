@@ -1,17 +1,21 @@
 """The web pages, put together from the templates in ``assets/`` (package data).
 
-A template is an HTML file with three slots: ``/*{{cards.css}}*/`` (the shared card and
-table styles), ``/*{{table.js}}*/`` (the shared drawing code) and ``{{data}}`` (the page's
-data as JSON, inside ``<script type="application/json">``). The result needs no other
-file and no network."""
+A template is an HTML file with two slots: ``<!--{{head.html}}-->`` in its ``<head>`` (the
+common head, with the shared card and table styles ``cards.css``) and
+``<!--{{scripts.html}}-->`` before its own script (the page's data as JSON in
+``<script type="application/json" id="page-data">`` and the shared drawing code
+``table.js``). Every piece is inlined: the result is one file that needs no other file and
+no network."""
 
 from __future__ import annotations
 
 import json
 from importlib import resources
 
-#: The shared pieces every page inlines, by slot.
-SHARED = {"/*{{cards.css}}*/": "cards.css", "/*{{table.js}}*/": "table.js"}
+#: The shared fragments every page template includes, by slot.
+FRAGMENTS = {"<!--{{head.html}}-->": "head.html", "<!--{{scripts.html}}-->": "scripts.html"}
+#: The shared style and code the fragments inline, by slot.
+INLINED = {"/*{{cards.css}}*/": "cards.css", "/*{{table.js}}*/": "table.js"}
 
 
 def asset(name: str) -> str:
@@ -29,8 +33,10 @@ def json_for_html(data) -> str:
 def page(template: str, data=None) -> str:
     """The page ``assets/<template>`` with the shared pieces and ``data`` filled in."""
     html = asset(template)
-    for slot, name in SHARED.items():
+    for slot, name in FRAGMENTS.items():
         if slot not in html:
             raise ValueError(f"template {template} has no slot {slot}")
+        html = html.replace(slot, asset(name))
+    for slot, name in INLINED.items():
         html = html.replace(slot, asset(name))
     return html.replace("{{data}}", json_for_html(data))

@@ -250,7 +250,7 @@ def _deal(st, tb, b):
     H = R[R_HAND_SIZE]
     m = 0
     for _ in range(R[R_DECKS]):
-        for k in range(52):
+        for k in range(NUM_SUITS * NUM_RANKS):  # the natural cards
             stock[b, m] = k
             m += 1
         for _ in range(R[R_JOKERS_PER_DECK]):
@@ -530,7 +530,7 @@ def _offer_blast(st, tb, b):
     (unless a missing card is in the pile); else to the first seat holding the cards."""
     g, alive, top, pile_cnt = st[0], st[2], st[10], st[9]
     R = tb.rules
-    if not R[R_BLAST] or g[b, G_TOP_FLASHED] or g[b, G_TOP_LEN] >= 4:
+    if not R[R_BLAST] or g[b, G_TOP_FLASHED] or g[b, G_TOP_LEN] >= NUM_SUITS:
         return
     rank = tb.rank[top[b, 0]]
     if rank < 0:
@@ -539,7 +539,7 @@ def _offer_blast(st, tb, b):
         if tb.rank[top[b, i]] != rank:
             return
     n = R[R_PLAYERS]
-    missing = 4 - g[b, G_TOP_LEN]  # one deck: the top set's cards are of distinct suits
+    missing = NUM_SUITS - g[b, G_TOP_LEN]  # one deck: the top set's cards are of distinct suits
     if R[R_PRIVATE_WINDOWS]:
         for suit in range(NUM_SUITS):
             k = suit * NUM_RANKS + rank
@@ -738,7 +738,7 @@ def _apply_blast(st, tb, rs, b, a):
             return
     elif tb.rules[R_PRIVATE_WINDOWS]:  # a pass: the next seat of the window answers
         n = tb.rules[R_PLAYERS]
-        missing = 4 - g[b, G_TOP_LEN]
+        missing = NUM_SUITS - g[b, G_TOP_LEN]
         seat = (p + 1) % n
         while seat != g[b, G_TURN_PLAYER]:
             if _blast_answers(st, b, seat, missing):

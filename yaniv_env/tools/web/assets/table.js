@@ -126,5 +126,16 @@ const YanivTable = (() => {
     return box;
   }
 
-  return { el, card, back, row, table, roundOver, seatName };
+  // A game's result as one line per seat, the winner first: "1. player_0 (label) — 12 points".
+  function ranking(result, labels) {
+    const order = result.ranking.map((place, p) => [place, p]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    return order.map(([place, p]) => el("div", "rank-line", place + 1 + ". " + seatName(p, labels) + " — " + result.scores[p] + " points"));
+  }
+
+  // The page's data: the JSON the server or the replay writer put in #page-data.
+  function pageData() {
+    return JSON.parse(document.getElementById("page-data").textContent);
+  }
+
+  return { el, card, back, row, table, roundOver, seatName, ranking, pageData };
 })();
