@@ -10,6 +10,7 @@ module               what it holds
 ``layout``           :class:`PieceLayout`: named pieces of a flat observation vector
 ``game``             :class:`Game` descriptions and the game registry (``register_game``)
 ``policies``         the policy registry (opponents by name; ``random`` here, ``agents`` the others)
+``opponents``        ``draw_opponents``: each other seat's opponent of an episode (mix and pool)
 ``random_policy``    :class:`RandomPolicy`, the uniform random policy (the default opponent)
 ``batched_random``   the random policy on a batch and the compiled random words (Numba)
 ``seeding``          the counter-based random streams of a game
