@@ -19,8 +19,13 @@ observation and the mask).
 The network never sees the advice as an input: the extra observation column (the
 advised action id) is stripped by :class:`agents.networks.WithoutAdvice` before the MLPs
 and only enters through the term above (:class:`agents.networks.AdvisedPolicy`, which
-reads it from the observations of each call). This module holds the advisor side:
-:func:`make_advisor`, :func:`advised` and the environment wrapper :class:`AdviceWrapper`.
+reads it from the observations of each call). This module holds the advisor side: the
+advisor (:func:`make_advisor`, a batched agent), the advice column (:func:`advise` for a
+batch of observations, :func:`advised` for one) and the observation space it makes
+(:func:`advised_space`). Every place that advises goes through :func:`advise`: the
+single-environment wrapper :class:`AdviceWrapper` (a batch of one), the vector wrapper
+:class:`training.envs.VecAdvice`, and the advised models' decisions
+(:class:`agents.trained.TrainedAgent`, :class:`agents.batched.BatchedTrained`).
 """
 
 from __future__ import annotations
@@ -36,51 +41,66 @@ from .networks import DEFAULT_ADVICE_SCALE  # noqa: F401  (re-exported)
 
 def make_advisor(name: str, rules, seed: int | None):
     """The advisor agent ``name`` (a registered agent of ``agents.make``, not a file) for
-    ``rules``; ``ValueError`` if unknown."""
+    ``rules``, as a batched agent (``act_batch``; its decision on a row is the scalar
+    agent's); ``ValueError`` if unknown."""
     # the registry itself, not the package that fills it (``agents`` imports this module)
-    from yaniv_env.core.policies import make_policy, policy_names
+    from yaniv_env.core.policies import batched_policy, make_policy, policy_names
 
     if not isinstance(name, str) or name not in policy_names():
         raise ValueError(f"advisor {name!r} is not a registered agent; agents: {', '.join(policy_names())}")
     try:
-        return make_policy(name, seed=seed, rules=rules)
+        agent = make_policy(name, seed=seed, rules=rules)
     except (KeyError, ValueError, TypeError) as e:
         raise ValueError(f"advisor {name!r} cannot be made for rules {rules.name!r}: {e}") from None
+    return batched_policy(agent)
+
+
+def with_advice(observations: np.ndarray, moves: np.ndarray) -> np.ndarray:
+    """``observations [B, S]`` with ``moves [B]`` as one more column (``float32``); a move
+    ``-1`` (nothing legal: a final observation, where that column is never used to act) is
+    written 0."""
+    column = np.maximum(moves, 0).astype(np.float32)[:, None]
+    return np.concatenate([np.asarray(observations, dtype=np.float32), column], axis=1)
+
+
+def advise(advisor, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``observations [B, S]`` with the batched ``advisor``'s move for each row (under its
+    mask ``[B, A]``) appended: :func:`with_advice`."""
+    return with_advice(observations, advisor.act_batch(observations, masks))
 
 
 def advised(advisor, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``observation`` with the advisor's move appended (0 when nothing is legal, as in a
-    final observation: that column is then never used to act)."""
-    move = advisor.act(observation, mask) if mask.any() else 0
-    return np.append(observation, np.float32(move)).astype(np.float32, copy=False)
+    """One ``observation`` with the batched ``advisor``'s move appended (:func:`advise` on a
+    batch of one)."""
+    return advise(advisor, np.asarray(observation)[None], np.asarray(mask)[None])[0]
+
+
+def advised_space(space: spaces.Box, num_actions: int) -> spaces.Box:
+    """The observation space ``space`` with the advice column (an action id) appended."""
+    return spaces.Box(
+        low=np.append(space.low, 0.0).astype(np.float32),
+        high=np.append(space.high, float(num_actions - 1)).astype(np.float32),
+        dtype=np.float32,
+    )
 
 
 class AdviceWrapper(gymnasium.Wrapper):
     """Appends the advisor's move for the learner to every observation of a single-agent
     environment that has ``action_masks()`` (:class:`yaniv_env.yaniv.gym_env.YanivGymEnv` and
-    the wrappers of ``training.train``)."""
+    the wrappers of ``training.train``): :func:`advised`."""
 
     def __init__(self, env: gymnasium.Env, advisor: str, seed: int | None = None):
         super().__init__(env)
         self.advisor = make_advisor(advisor, env.unwrapped.rules, seed)
-        box = env.observation_space
-        n = env.action_space.n
-        self.observation_space = spaces.Box(
-            low=np.append(box.low, 0.0).astype(np.float32),
-            high=np.append(box.high, float(n - 1)).astype(np.float32),
-            dtype=np.float32,
-        )
-
-    def _advise(self, obs: np.ndarray) -> np.ndarray:
-        return advised(self.advisor, obs, np.asarray(self.action_masks()))
+        self.observation_space = advised_space(env.observation_space, env.action_space.n)
 
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
-        return self._advise(obs), info
+        return advised(self.advisor, obs, self.action_masks()), info
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        return self._advise(obs), reward, terminated, truncated, info
+        return advised(self.advisor, obs, self.action_masks()), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         return self.env.get_wrapper_attr("action_masks")()
@@ -90,4 +110,14 @@ with contextlib.suppress(ImportError):  # checkpoints pickle these classes by th
     from .networks import AdvisedPolicy, WithoutAdvice
 
 
-__all__ = ["AdviceWrapper", "AdvisedPolicy", "WithoutAdvice", "advised", "make_advisor", "DEFAULT_ADVICE_SCALE"]
+__all__ = [
+    "AdviceWrapper",
+    "AdvisedPolicy",
+    "WithoutAdvice",
+    "advise",
+    "advised",
+    "advised_space",
+    "make_advisor",
+    "with_advice",
+    "DEFAULT_ADVICE_SCALE",
+]

@@ -37,6 +37,7 @@ from yaniv_env import Rules
 from yaniv_env.core.batched_random import BatchedRandomPolicy as BatchedRandom
 from yaniv_env.core.batched_random import batched_random
 
+from .advice import advise
 from .compiled import as_batch
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
@@ -107,13 +108,11 @@ class BatchedTrained:
     def __init__(self, agent):
         self.agent = agent
         self.name = agent.name
-        #: the advisor's batched version (``None``: not an advised model)
-        self.advisor = batched(agent.advisor) if agent.advisor is not None else None
+        #: the advisor, batched (``None``: not an advised model)
+        self.advisor = agent.advisor
 
     def reset(self, seed: int | None = None) -> None:
-        self.agent.reset(seed)
-        if self.advisor is not None:
-            self.advisor.reset(seed)
+        self.agent.reset(seed)  # its advisor too
 
     def logits(self, observations, masks) -> np.ndarray:
         """Masked logits ``[B, A]`` (``-inf`` where illegal)."""
@@ -121,8 +120,7 @@ class BatchedTrained:
         agent = self.agent
         agent._check(obs, m)
         if self.advisor is not None:
-            advice = np.maximum(self.advisor.act_batch(obs, m), 0).astype(np.float32)
-            obs = np.concatenate([obs, advice[:, None]], axis=1)
+            obs = advise(self.advisor, obs, m)
         import torch
 
         from .networks import actor_logits

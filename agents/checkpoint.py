@@ -1,9 +1,9 @@
-"""The training checkpoint format written by ``yaniv train``: metadata, fingerprints, checks.
+"""Reading the training checkpoints ``yaniv train`` writes: metadata, fingerprints, checks.
 
 A checkpoint is one ``.zip``: the archive written by Stable-Baselines3's ``model.save``
-(``data``, ``policy.pth``, ``policy.optimizer.pth``, ``pytorch_variables.pth``, ...) plus
-one more entry, ``yaniv_checkpoint.json`` (:data:`META_NAME`), holding everything needed to
-refuse a model in the wrong setting and to resume training without loss:
+plus one more entry, ``yaniv_checkpoint.json`` (:data:`META_NAME`), whose schema and
+writing belong to training (:mod:`training.checkpoint`). What this module reads of it, to
+refuse a model in the wrong setting:
 
 ===================  ==================================================================
 key                  content
@@ -13,26 +13,19 @@ format               ``"yaniv-checkpoint"``, ``format_version``: 1 for Yaniv mod
                      they refuse those as too new; this version reads both)
 game                 ``"yaniv"`` or ``"pis_yedili"`` (:mod:`yaniv_env.games`); version 1
                      files written before it existed have no ``game``: they are Yaniv
-package_version      ``yaniv_env.__version__`` that wrote it (and sb3/torch versions)
-algorithm            ``"MaskablePPO"``
-rules                ``dataclasses.asdict(rules)``: every option of the game's ``Rules``,
-                     including the name
-num_players          players the model was trained for
+rules                ``rules.to_dict()``: every option of the game's ``Rules``, including
+                     the name
 observation          ``size`` and ``pieces`` (``[name, start, size]`` of the game's layout,
                      :class:`yaniv_env.yaniv.observation.ObservationLayout` or
                      :class:`yaniv_env.pis_yedili.observation.PisObservationLayout`)
 actions              ``size`` and ``names_sha256`` (SHA-256 of the action names, one per line)
-episode, reward      the training episode type and reward scheme
-timesteps            environment steps trained so far
-elapsed_seconds      wall-clock training time so far (for ``--minutes`` budgets over resumes)
-args                 the training arguments (``training.train.Args``)
-league               self-play pool (snapshot paths relative to the run directory) and
-                     gate history
+advice               the advisor's agent name of an advised model (:mod:`agents.advice`)
 ===================  ==================================================================
 
-Files are written atomically (:func:`save_checkpoint`: a temporary file in the same folder,
-flushed and fsync'ed, then ``os.replace``), so an interrupted save never destroys the
-previous checkpoint.
+The fingerprints (:func:`observation_fingerprint`, :func:`action_fingerprint`) and
+:func:`atomic_write_bytes` (a temporary file in the same folder, flushed and fsync'ed, then
+``os.replace``, so that an interrupted write never destroys the previous file) serve the
+play files (:mod:`agents.play_format`) and the checkpoints alike.
 
 Reading the metadata (:func:`read_metadata`) never unpickles: before :mod:`zipfile` reads
 the directory it checks the archive's end record (at most :data:`MAX_ENTRIES` entries,
@@ -58,15 +51,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import io
-import json
 import os
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import Any
 
-from yaniv_env.core.game import rules_to_dict
+from yaniv_env.core.game import rules_to_dict  # noqa: F401  (re-exported: the checkpoints' rules)
 from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
 
 META_NAME = "yaniv_checkpoint.json"
@@ -90,14 +80,8 @@ ZIP_LIMITS = ZipLimits(
     name="agents.checkpoint.ZIP_LIMITS",
 )
 FORMAT = "yaniv-checkpoint"
-#: The newest format this version reads (and writes, for games other than Yaniv).
+#: The newest format this version reads (:mod:`training.checkpoint` writes it for games other than Yaniv).
 FORMAT_VERSION = 2
-
-
-def format_version(game) -> int:
-    """The ``format_version`` written for a model of ``game``: Yaniv checkpoints keep
-    version 1 (readable by every release), other games need version 2."""
-    return 1 if game.name == "yaniv" else 2
 
 
 def checkpoint_game(meta: dict):
@@ -160,40 +144,6 @@ def describe_rules_difference(trained, used) -> str | None:
     return f"model trained for rules {trained.name!r} ({mine}) but the environment uses {used.name!r} ({theirs})"
 
 
-def build_metadata(rules, *, timesteps: int, args: dict | None = None, league: dict | None = None, **extra) -> dict:
-    """The ``yaniv_checkpoint.json`` content for a model trained under ``rules`` (either game's)."""
-    import yaniv_env
-    from yaniv_env.games import game_of
-
-    game = game_of(rules)
-    meta = {
-        "format": FORMAT,
-        "format_version": format_version(game),
-        "game": game.name,
-        "package_version": yaniv_env.__version__,
-        "algorithm": "MaskablePPO",
-        "rules": rules_to_dict(rules),
-        "num_players": int(rules.num_players),
-        "observation": observation_fingerprint(rules),
-        "actions": action_fingerprint(rules),
-        "timesteps": int(timesteps),
-        "args": args or {},
-        "league": league or {"pool": [], "history": []},
-    }
-    with contextlib.suppress(Exception):
-        import sb3_contrib
-        import stable_baselines3
-        import torch
-
-        meta["versions"] = {
-            "stable_baselines3": stable_baselines3.__version__,
-            "sb3_contrib": sb3_contrib.__version__,
-            "torch": torch.__version__,
-        }
-    meta.update(extra)
-    return meta
-
-
 # -- writing -----------------------------------------------------------------------------
 def _umask() -> int:
     mask = os.umask(0o022)
@@ -224,16 +174,6 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
             os.fsync(dfd)
         finally:
             os.close(dfd)
-
-
-def save_checkpoint(model, path: str | os.PathLike, metadata: dict) -> Path:
-    """Save an SB3 ``model`` with ``metadata`` as one ``.zip`` at ``path``, atomically."""
-    buf = io.BytesIO()
-    model.save(buf)
-    with zipfile.ZipFile(buf, mode="a", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr(META_NAME, json.dumps(metadata, indent=1, sort_keys=True, default=str))
-    atomic_write_bytes(path, buf.getvalue())
-    return Path(path)
 
 
 # -- reading -----------------------------------------------------------------------------

@@ -24,10 +24,10 @@ checkpoint unless ``trusted=True``. :func:`from_sb3` wraps a model trained with
 Stable-Baselines3's own ``MaskablePPO`` on ``gymnasium.make("yaniv_env/Yaniv-v0", ...)``;
 :func:`export_for_play` writes any of these as a play file.
 
-The networks live in :mod:`agents.networks`, the checkpoint format in
-:mod:`agents.checkpoint`; their names are re-exported here for code written against
-earlier versions, and because checkpoints pickle ``agents.trained.ActionFeaturePolicy``
-by that name.
+The networks live in :mod:`agents.networks`, the reading of checkpoints in
+:mod:`agents.checkpoint` (their writing is training's: :mod:`training.checkpoint`); their
+names are re-exported here for code written against earlier versions, and because
+checkpoints pickle ``agents.trained.ActionFeaturePolicy`` by that name.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from .checkpoint import (  # noqa: F401  (re-exported: see the module docstring)
     UntrustedFileError,
     action_fingerprint,
     atomic_write_bytes,
-    build_metadata,
     check_metadata,
     checkpoint_game,
     load_model,
@@ -52,7 +51,6 @@ from .checkpoint import (  # noqa: F401  (re-exported: see the module docstring)
     read_metadata,
     rules_from_dict,
     rules_to_dict,
-    save_checkpoint,
 )
 from .networks import ACTION_KINDS, action_features  # noqa: F401
 from .play_format import FORMAT as PLAY_FORMAT
@@ -95,7 +93,7 @@ class TrainedAgent:
         self._rules_slice = layout.pieces["rules"].slice
         self._rules_vec = self.game.rules_vector(rules)
         self._num_actions = int(metadata["actions"]["size"])
-        #: the agent whose move an advised model reads (``None``: not an advised model)
+        #: the agent whose move an advised model reads, batched (``None``: not an advised model)
         self.advisor = make_advisor(metadata["advice"], rules, seed) if metadata.get("advice") else None
 
     def reset(self, seed: int | None = None) -> None:

@@ -59,7 +59,7 @@ def tiny_checkpoint(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
     import yaniv_env
-    from agents.checkpoint import build_metadata, save_checkpoint
+    from training.checkpoint import build_metadata, save_checkpoint
 
     env = gymnasium.make("yaniv_env/Yaniv-v0", disable_env_checker=True)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, policy_kwargs={"net_arch": [16]}, seed=0)

@@ -19,7 +19,7 @@ import torch  # noqa: E402
 import agents  # noqa: E402
 import yaniv_env  # noqa: E402
 from agents import trained  # noqa: E402
-from agents.advice import AdviceWrapper, advised  # noqa: E402
+from agents.advice import AdviceWrapper, advised, make_advisor  # noqa: E402
 from training.cli import train as T  # noqa: E402
 
 TINY = [
@@ -140,7 +140,7 @@ def test_unknown_advice_option_is_refused(tmp_path):
 
 def test_advised_observation_helper_on_a_final_observation():
     obs = np.zeros(5, dtype=np.float32)
-    out = advised(agents.make("random", seed=0), obs, np.zeros(3, dtype=np.int8))
+    out = advised(make_advisor("random", yaniv_env.get_rules("standard"), seed=0), obs, np.zeros(3, dtype=np.int8))
     assert out.shape == (6,) and out[-1] == 0.0
 
 

@@ -38,6 +38,8 @@ LIGHT = [
     "yaniv_env.core.limits",
     "yaniv_env.core.outcome",
     "yaniv_env.core.policies",
+    "yaniv_env.core.opponents",
+    "yaniv_env.core.engine",
     "yaniv_env.core.random_policy",
     "yaniv_env.core.streams",
     "yaniv_env.core.rules",

@@ -22,6 +22,7 @@ import agents  # noqa: E402
 import yaniv_env  # noqa: E402, F401
 from agents import checkpoint, trained  # noqa: E402
 from training import callbacks, config  # noqa: E402
+from training.checkpoint import build_metadata, save_checkpoint  # noqa: E402
 from training.cli import train as T  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
 
@@ -210,7 +211,7 @@ def test_interrupted_save_keeps_previous_checkpoint(checkpoint_path, tmp_path, m
     model = trained.load_model(checkpoint_path, trusted=True)
     rules = yaniv_env.get_rules("standard")
     target = tmp_path / "latest.zip"
-    trained.save_checkpoint(model, target, trained.build_metadata(rules, timesteps=100))
+    save_checkpoint(model, target, build_metadata(rules, timesteps=100))
     good = target.read_bytes()
 
     def boom(*a, **k):
@@ -218,7 +219,7 @@ def test_interrupted_save_keeps_previous_checkpoint(checkpoint_path, tmp_path, m
 
     monkeypatch.setattr(checkpoint.os, fail_at, boom)
     with pytest.raises(KeyboardInterrupt):
-        trained.save_checkpoint(model, target, trained.build_metadata(rules, timesteps=200))
+        save_checkpoint(model, target, build_metadata(rules, timesteps=200))
     monkeypatch.undo()
     assert target.read_bytes() == good
     assert trained.read_metadata(target)["timesteps"] == 100

@@ -22,6 +22,7 @@ import yaniv_env  # noqa: E402
 from agents import trained  # noqa: E402
 from agents.play_format import read_play_file  # noqa: E402
 from training import config  # noqa: E402
+from training.checkpoint import build_metadata  # noqa: E402
 from training.cli import train as T  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
 from yaniv_env import pis_yedili  # noqa: E402
@@ -166,7 +167,7 @@ def test_yaniv_model_is_refused_as_pis_yedili():
 
 
 def test_new_yaniv_checkpoints_name_their_game():
-    meta = trained.build_metadata(yaniv_env.get_rules("standard"), timesteps=0)
+    meta = build_metadata(yaniv_env.get_rules("standard"), timesteps=0)
     assert meta["game"] == "yaniv" and meta["format_version"] == 1
     assert trained.check_metadata(meta, game="yaniv") == yaniv_env.get_rules("standard")
     bad = {**meta, "game": "chess"}

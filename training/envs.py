@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
-from agents.advice import AdviceWrapper, make_advisor
+from agents.advice import AdviceWrapper, advise, advised_space, make_advisor, with_advice
 from agents.batched import batched
-from training.league import OpponentSampler, load_snapshot, refresh_pool
+from training.league import OpponentSampler, Snapshots
 from yaniv_env.games import game_of, get_game
 from yaniv_env.yaniv.rules import Rules
 
@@ -101,14 +101,16 @@ class VecOpponentPool(VecEnvWrapper):
 
     ``set_pool(paths)`` (also through ``env_method("set_pool", paths)`` from any wrapper
     above it, as the league callback and ``--resume`` call it) loads the snapshots as
-    :meth:`training.league.OpponentSampler.set_pool` does (already loaded ones are kept;
-    each new one seeded from this wrapper's generator, ``pool_deterministic`` for arg-max
-    play) and hands them, as :class:`agents.batched.BatchedTrained`, to the environment
+    :meth:`training.league.OpponentSampler.set_pool` does (:class:`training.league.Snapshots`:
+    already loaded ones are kept; each new one seeded from this wrapper's generator,
+    ``pool_deterministic`` for arg-max play) and hands them, as
+    :class:`agents.batched.BatchedTrained`, to the environment
     (:meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`) with ``league_prob``: from the
     next episodes on, each other seat of a slot is, with probability ``league_prob``, a pool
-    member drawn uniformly, else a baseline drawn by weight; ``info["opponent"]`` says
-    ``"pool"`` for it, as on the wrapper path. Each member acts in one forward pass per
-    opponent step over all the games where it sits.
+    member drawn uniformly, else a baseline drawn by weight
+    (:func:`yaniv_env.core.opponents.draw_opponents`, as on the wrapper path);
+    ``info["opponent"]`` says ``"pool"`` for it, as on the wrapper path. Each member acts in
+    one forward pass per opponent step over all the games where it sits.
 
     The same distribution as :class:`training.league.OpponentSampler`, not the same draws:
     the batched environment draws from each slot's generator (which also seats and deals),
@@ -128,22 +130,18 @@ class VecOpponentPool(VecEnvWrapper):
     ):
         super().__init__(venv)
         self.league_prob = float(league_prob)
-        self.pool_deterministic = pool_deterministic
-        self.torch_threads = torch_threads
         self.rng = np.random.default_rng(seed)
-        self.pool_rules = venv.get_attr("rules")[0] if pool_rules is None else pool_rules
-        self.pool: list = []  # batched pool members, in the order of _pool_paths
-        self._pool_paths: list[str] = []
+        rules = venv.get_attr("rules")[0] if pool_rules is None else pool_rules
+        self.snapshots = Snapshots(rules, pool_deterministic, torch_threads, member=batched)
+
+    @property
+    def pool(self) -> list:
+        """The pool's members, batched (:class:`agents.batched.BatchedTrained`)."""
+        return self.snapshots.members
 
     def set_pool(self, paths: list[str]) -> int:
         """Replace the pool by these checkpoints (already loaded ones are kept); returns its size."""
-
-        def load(path):
-            return batched(load_snapshot(path, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads))
-
-        self.pool = refresh_pool(paths, dict(zip(self._pool_paths, self.pool, strict=True)), load)
-        self._pool_paths = list(paths)
-        return self.venv.set_pool(self.pool, self.league_prob)
+        return self.venv.set_pool(self.snapshots.load(paths, self.rng), self.league_prob)
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         if method_name == "set_pool":  # one pool for the batch (OpponentSampler: one per env)
@@ -202,27 +200,15 @@ class VecHandShaping(VecEnvWrapper):
 
 class VecAdvice(VecEnvWrapper):
     """:class:`agents.advice.AdviceWrapper` for a whole VecEnv: the advisor's move for each
-    learner, from its batched version, appended to every observation (0 on a terminal
+    learner appended to every observation (:func:`agents.advice.advise`; 0 on a terminal
     observation, where nothing is legal)."""
 
     def __init__(self, venv, advisor: str, seed: int | None = None):
-        from gymnasium import spaces
-
-        box = venv.observation_space
-        n = venv.action_space.n
-        observation_space = spaces.Box(
-            low=np.append(box.low, 0.0).astype(np.float32),
-            high=np.append(box.high, float(n - 1)).astype(np.float32),
-            dtype=np.float32,
-        )
-        super().__init__(venv, observation_space=observation_space)
-        rules = venv.get_attr("rules")[0]
-        self.advisor = batched(make_advisor(advisor, rules, seed))
+        super().__init__(venv, observation_space=advised_space(venv.observation_space, venv.action_space.n))
+        self.advisor = make_advisor(advisor, venv.get_attr("rules")[0], seed)
 
     def _advise(self, obs: np.ndarray) -> np.ndarray:
-        masks = np.asarray(self.venv.env_method("action_masks"), dtype=bool)
-        moves = np.maximum(self.advisor.act_batch(obs, masks), 0)  # -1: nothing legal, as advised()
-        return np.concatenate([obs, moves[:, None].astype(np.float32)], axis=1)
+        return advise(self.advisor, obs, np.asarray(self.venv.env_method("action_masks"), dtype=bool))
 
     def reset(self):
         return self._advise(self.venv.reset())
@@ -232,7 +218,7 @@ class VecAdvice(VecEnvWrapper):
         for info in infos:
             final = info.get("terminal_observation")
             if final is not None:
-                info["terminal_observation"] = np.append(final, np.float32(0)).astype(np.float32)
+                info["terminal_observation"] = with_advice(final[None], np.array([-1]))[0]
         return self._advise(obs), rewards, dones, infos
 
 

@@ -10,7 +10,9 @@ logs can split the learning curve by opponent.
 :class:`training.envs.VecOpponentPool` does the same on the batched vector environment
 (:class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv`, ``--vec-env batched``): the environment draws
 each slot's opponents per episode (:meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`) and
-every pool member acts in batch, one forward pass per member and opponent step.
+every pool member acts in batch, one forward pass per member and opponent step. Both draw
+with :func:`yaniv_env.core.opponents.draw_opponents` and load the pool's snapshots with
+:class:`Snapshots`.
 
 :class:`League` is the pool itself: snapshot paths (relative to the run directory) and the
 history of the gate evaluations. A snapshot joins when its mean placement reward against
@@ -26,6 +28,8 @@ from pathlib import Path
 
 import gymnasium
 import numpy as np
+
+from yaniv_env.core.opponents import draw_opponents
 
 
 def parse_mix(spec: str) -> list[tuple[str, float]]:
@@ -64,7 +68,8 @@ def agent_available(name: str, rules) -> str | None:
 
 
 class OpponentSampler(gymnasium.Wrapper):
-    """Draws the opponents of every episode from the baselines and the self-play pool.
+    """Draws the opponents of every episode from the baselines and the self-play pool
+    (:func:`yaniv_env.core.opponents.draw_opponents`).
 
     ``baselines`` are ``(agent, weight)`` pairs, an agent being a name for ``agents.make``
     or a policy object. ``pool_rules``: the rules the snapshots were trained for (default:
@@ -104,33 +109,26 @@ class OpponentSampler(gymnasium.Wrapper):
             for s in range(seats)
         ]
         self.league_prob = float(league_prob)
-        self.pool_deterministic = pool_deterministic
-        self.torch_threads = torch_threads
-        self.pool_rules = self.rules if pool_rules is None else pool_rules
-        self.pool: list = []
-        self._pool_paths: list[str] = []
+        self.snapshots = Snapshots(self.rules if pool_rules is None else pool_rules, pool_deterministic, torch_threads)
         self._label = ""
 
+    @property
+    def pool(self) -> list:
+        """The pool's members (:class:`agents.trained.TrainedAgent`)."""
+        return self.snapshots.members
+
     def set_pool(self, paths: list[str]) -> int:
-        """Replace the pool by these checkpoints (already loaded ones are kept)."""
-
-        def load(path):
-            return load_snapshot(path, self.rng, self.pool_rules, self.pool_deterministic, self.torch_threads)
-
-        self.pool = refresh_pool(paths, dict(zip(self._pool_paths, self.pool, strict=True)), load)
-        self._pool_paths = list(paths)
-        return len(self.pool)
+        """Replace the pool by these checkpoints (:meth:`Snapshots.load`); returns its size."""
+        return len(self.snapshots.load(paths, self.rng))
 
     def _draw(self) -> tuple[list, str]:
+        k = len(self.names)
+        members = range(k, k + len(self.pool))  # member m is drawn as k + m
         picks, labels = [], []
-        for s in range(self.rules.num_players - 1):
-            if self.pool and self.rng.random() < self.league_prob:
-                picks.append(self.pool[int(self.rng.integers(len(self.pool)))])
-                labels.append("pool")
-            else:
-                j = int(self.rng.choice(len(self.names), p=self.weights))
-                picks.append(self.baselines[s][j])
-                labels.append(self.names[j])
+        drawn = draw_opponents(self.rng, len(self.baselines), self.weights, members, self.league_prob)
+        for seat, c in enumerate(drawn):
+            picks.append(self.baselines[seat][c] if c < k else self.pool[c - k])
+            labels.append(self.names[c] if c < k else "pool")
         return picks, "+".join(labels)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -153,27 +151,44 @@ class OpponentSampler(gymnasium.Wrapper):
         return self._gym.action_masks()
 
 
-def refresh_pool(paths: list[str], loaded: dict, load) -> list:
-    """The pool members of ``paths``, in order: those already in ``loaded`` (path -> member)
-    kept, the others made by ``load(path)`` (in the order of ``paths``, so that members drawing
-    their seeds from one generator get the same seeds as before)."""
-    return [loaded[p] if p in loaded else load(p) for p in paths]
+class Snapshots:
+    """The self-play pool's members, loaded from the snapshots a run wrote, for both kinds
+    of training environment (:class:`OpponentSampler`; :class:`training.envs.VecOpponentPool`,
+    whose ``member`` is :func:`agents.batched.batched`).
 
+    ``rules``: the rules the run trains for (:func:`training.config.game_rules`, as its
+    checkpoints record them: without the environment's ``--turn-limit``); ``deterministic``:
+    the members play the arg-max of their logits; ``torch_threads``: their torch threads."""
 
-def load_snapshot(path: str, rng: np.random.Generator, rules, deterministic: bool, torch_threads: int | None):
-    """A pool member: the snapshot this run wrote at ``path`` as a :class:`agents.trained.TrainedAgent`,
-    seeded from ``rng``. ``rules`` are the rules the run trains for (:func:`training.config.game_rules`,
-    as its checkpoints record them: without the environment's ``--turn-limit``)."""
-    from agents.trained import load
+    def __init__(self, rules, deterministic: bool, torch_threads: int | None, member=None):
+        self.rules = rules
+        self.deterministic = deterministic
+        self.torch_threads = torch_threads
+        self.member = member
+        self.paths: list[str] = []
+        self.members: list = []
 
-    return load(
-        path,
-        seed=int(rng.integers(2**31)),
-        rules=rules,
-        deterministic=deterministic,
-        torch_threads=torch_threads,
-        trusted=True,  # snapshots this run wrote
-    )
+    def load(self, paths: list[str], rng: np.random.Generator) -> list:
+        """The members of ``paths``, in order: those already loaded kept, the others loaded
+        (in the order of ``paths``, each seeded from ``rng``, so that members loaded again
+        get the same seeds as before)."""
+        loaded = dict(zip(self.paths, self.members, strict=True))
+        self.members = [loaded[p] if p in loaded else self._load(p, rng) for p in paths]
+        self.paths = list(paths)
+        return self.members
+
+    def _load(self, path: str, rng: np.random.Generator):
+        from agents.trained import load
+
+        agent = load(
+            path,
+            seed=int(rng.integers(2**31)),
+            rules=self.rules,
+            deterministic=self.deterministic,
+            torch_threads=self.torch_threads,
+            trusted=True,  # snapshots this run wrote
+        )
+        return agent if self.member is None else self.member(agent)
 
 
 @dataclass

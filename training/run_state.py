@@ -8,7 +8,7 @@ import dataclasses
 import time
 from pathlib import Path
 
-from agents.trained import build_metadata, save_checkpoint
+from training.checkpoint import build_metadata, save_checkpoint
 from training.league import League
 from training.plan import Plan
 

@@ -10,9 +10,11 @@ module               what it holds
 ``layout``           :class:`PieceLayout`: named pieces of a flat observation vector
 ``game``             :class:`Game` descriptions and the game registry (``register_game``)
 ``policies``         the policy registry (opponents by name; ``random`` here, ``agents`` the others)
+``opponents``        ``draw_opponents``: each other seat's opponent of an episode (mix and pool)
 ``random_policy``    :class:`RandomPolicy`, the uniform random policy (the default opponent)
 ``batched_random``   the random policy on a batch and the compiled random words (Numba)
 ``seeding``          the counter-based random streams of a game
+``engine``           ``blank_state``: the fields every game's new state starts from
 ``streams``          the per-decision random words of the policies that draw
 ``outcome``          places (ties share the better place) and a round's :class:`Outcome`
 ``imports``          ``when_imported``: run a hook when a library is imported (registration)

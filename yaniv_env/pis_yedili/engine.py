@@ -74,8 +74,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
+from ..core.engine import blank_state
 from ..core.outcome import Outcome, places
-from ..core.seeding import DEAL, LOTS, RESHUFFLE, game_key, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
+from ..core.seeding import DEAL, LOTS, RESHUFFLE, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
 from .actions import (
     ACE,
     BIT,
@@ -188,22 +189,14 @@ class State:
 
 
 def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
-    s = State.__new__(State)
-    n = rules.num_players
-    s.rules = rules
-    s.table = action_table(rules)
-    s.key = game_key(rng)
-    s.reshuffles = 0
-    s.num_players = n
-    s.scores = [0] * n
-    s.hands = [[] for _ in range(n)]
-    s.masks = [0] * n
+    s = blank_state(State, rules, action_table(rules), rng)
+    s.masks = [0] * rules.num_players
     s.stock, s.discard = [], []
     s.top, s.suit = -1, -1
     s.pending_sevens = 0
     s.direction = 1
     s.phase, s.current, s.drawn = OPENING, 0, 0
-    s.dealer = n - 1
+    s.dealer = rules.num_players - 1
     s.deal_index, s.deal_turns, s.decisions = 0, 0, 0
     s.deal_result = None
     return s

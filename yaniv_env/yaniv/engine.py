@@ -110,8 +110,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.engine import blank_state
 from ..core.outcome import Outcome, places
-from ..core.seeding import DEAL, LOTS, RESHUFFLE, game_key, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
+from ..core.seeding import DEAL, LOTS, RESHUFFLE, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
 from .actions import (
     ASAF,
     BLAST,
@@ -187,8 +188,9 @@ class State:
     def copy(self, rng: np.random.Generator | None = None, key: int | None = None) -> State:
         """An independent copy (for search). The copy keeps this game's key (the same
         future reshuffles, lots and deals) unless re-keyed: ``key`` gives the copy that
-        key, ``rng`` draws a new one from that generator (:func:`game_key`), so that a
-        search does not play on the real hidden future."""
+        key, ``rng`` draws a new one from that generator
+        (:func:`yaniv_env.core.seeding.game_key`), so that a search does not play on the real
+        hidden future."""
         new = State.__new__(State)
         for name in State.__slots__:
             setattr(new, name, getattr(self, name))
@@ -222,17 +224,10 @@ class State:
 
 
 def _empty_state(rules: Rules, rng: np.random.Generator) -> State:
-    s = State.__new__(State)
+    s = blank_state(State, rules, action_table(rules), rng)
     n = rules.num_players
-    s.rules = rules
-    s.table = action_table(rules)
-    s.key = game_key(rng)
-    s.reshuffles = 0
-    s.num_players = n
-    s.scores = [0] * n
     s.alive = [True] * n
     s.out_round = [-1] * n
-    s.hands = [[] for _ in range(n)]
     s.known = [[] for _ in range(n)]
     s.stock, s.pile, s.top = [], [], []
     s.takeable, s.take_ids = (), ()

@@ -90,6 +90,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ...core.ids import is_int
+from ...core.opponents import draw_opponents
 from ...core.policies import batched_policy
 from ...core.seeding import seeded_key
 from ..actions import action_table
@@ -326,22 +327,12 @@ class LearnerGames:
     def _start(self, slots: np.ndarray) -> None:
         """New episodes in ``slots`` (bool [B]): seat and deal from each slot's generator, the
         opponents played up to the learner's first decision, redealt if they end it first."""
-        n, k, pool, p = self.num_players, self._num_baselines, self._pool, self.pool_probability
+        n = self.num_players
         for b in np.flatnonzero(slots):
             rng = self._slot_rngs[b]
             self.seats[b] = int(rng.integers(n)) if self.learner_seat == "random" else self.learner_seat
-            if len(pool):  # per seat, as training.league.OpponentSampler draws
-                for j in range(n - 1):
-                    if rng.random() < p:
-                        self.choice[b, j] = pool[int(rng.integers(len(pool)))]
-                    elif self._weights is not None:
-                        self.choice[b, j] = rng.choice(k, p=self._weights)
-                    else:
-                        self.choice[b, j] = self._fixed[j]
-            elif self._weights is not None:
-                self.choice[b] = rng.choice(k, size=n - 1, p=self._weights)
-            else:
-                self.choice[b] = self._fixed
+            # the pool's members are indices into policies, as the mix's opponents are
+            self.choice[b] = draw_opponents(rng, n - 1, self._weights, self._pool, self.pool_probability, self._fixed)
         todo = slots.copy()
         for _ in range(MAX_REDEALS):
             rows = np.flatnonzero(todo)

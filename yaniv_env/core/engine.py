@@ -1,0 +1,36 @@
+"""What the games' scalar engines share: the fields every new game state starts from.
+
+Each game's engine (:mod:`yaniv_env.yaniv.engine`, :mod:`yaniv_env.pis_yedili.engine`) keeps
+its state in a small ``State`` class with ``__slots__`` and changes it through functions;
+:func:`blank_state` fills the fields they have in common, and the engine the rest.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import numpy as np
+
+from .seeding import game_key
+
+S = TypeVar("S")
+
+
+def blank_state(state_class: type[S], rules, table, rng: np.random.Generator) -> S:
+    """A ``state_class`` object (made without ``__init__``) holding what every game starts
+    from: its ``rules`` and ``num_players``, its action ``table``, the game's ``key`` drawn
+    from ``rng`` (:func:`yaniv_env.core.seeding.game_key`), no ``reshuffles``, zero
+    ``scores`` and empty ``hands``. The engine sets its game's other fields."""
+    s = state_class.__new__(state_class)
+    n = rules.num_players
+    s.rules = rules
+    s.num_players = n
+    s.table = table
+    s.key = game_key(rng)
+    s.reshuffles = 0
+    s.scores = [0] * n
+    s.hands = [[] for _ in range(n)]
+    return s
+
+
+__all__ = ["blank_state"]
