@@ -238,16 +238,12 @@ def policy_and_value(
 
 
 def advise(advisor, obs, masks) -> torch.Tensor | None:
-    """The advisor's move in each row (``None`` without an advisor; 0 where nothing is legal,
-    a row that is never acted on)."""
+    """The move of ``advisor`` (:func:`agents.advice.make_advisor`) in each row, ``None``
+    without one; 0 where nothing is legal (a row never acted on), as the advice column of
+    :func:`agents.advice.with_advice` has it."""
     if advisor is None:
         return None
-    masks = np.asarray(masks, bool)
-    moves = np.zeros(len(masks), np.int64)
-    live = masks.any(1)
-    if live.any():
-        moves[live] = advisor.act_batch(np.asarray(obs)[live], masks[live])
-    return torch.from_numpy(moves)
+    return torch.from_numpy(np.maximum(advisor.act_batch(np.asarray(obs), np.asarray(masks, bool)), 0))
 
 
 def value_only(policy, obs: torch.Tensor) -> torch.Tensor:
@@ -877,7 +873,7 @@ def starting_point(policy, optimizer, rules, args: Args, saved: dict | None, adv
 def train(args: Args, given: set[str] | None = None) -> dict:
     """Train (or resume) a run; returns its directory (``run_dir``), the steps of this
     session (``steps``) and the seconds spent in rollouts, updates and all of it."""
-    from agents.batched import batched
+    from agents.advice import make_advisor
     from yaniv_env.core.cpus import available_cpus
     from yaniv_env.yaniv.rules import get_rules
 
@@ -887,7 +883,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     hidden = [int(x) for x in args.hidden.split(",") if x.strip()]
     policy = make_policy(rules, hidden, args.advice_scale if args.advice else None)
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
-    advisor = batched(args.advice, seed=args.seed, rules=rules) if args.advice else None
+    advisor = make_advisor(args.advice, rules, seed=args.seed) if args.advice else None
     state, (sampling_seed, games_seed, pool_seed) = starting_point(policy, optimizer, rules, args, saved, advisor)
     generator = torch.Generator().manual_seed(sampling_seed)
     past = PastSelves(args.pool_size, pool_seed, advisor)
