@@ -100,6 +100,8 @@ class Args:
     """Decisions per gradient step."""
     clip_coef: float = 0.2
     """PPO clipping range."""
+    norm_adv: bool = True
+    """Normalise the advantages per minibatch (mean 0, standard deviation 1)."""
     ent_coef: float = 0.03
     """Entropy bonus coefficient."""
     vf_coef: float = 0.5
@@ -778,7 +780,7 @@ def update(
             advice = None if rollout.advice is None else rollout.advice[mb]
             log_probs, values = policy_and_value(policy, rollout.obs[mb], ids, valid, advice=advice)
             ratio = (log_probs.gather(1, rollout.choice[mb, None]).squeeze(1) - rollout.logp[mb]).exp()
-            a = (adv_t[mb] - adv_t[mb].mean()) / (adv_t[mb].std() + 1e-8)
+            a = (adv_t[mb] - adv_t[mb].mean()) / (adv_t[mb].std() + 1e-8) if args.norm_adv else adv_t[mb]
             pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
             v_loss = 0.5 * ((values - returns[mb]) ** 2).mean()
             entropy = masked_entropy(log_probs, valid).mean()
