@@ -44,6 +44,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    # `pytest -n 2` (xdist's default, --dist load) deals the tests out round robin and queues
+    # them ahead on each worker: both workers run every file (each importing its libraries,
+    # loading its kernels and building its module fixtures), and at the end one worker can
+    # idle while the other works through its queue. Work stealing gives each worker half the
+    # files in order and lets an idle worker take half of the other's remaining tests.
+    if config.getvalue("dist") == "load":
+        from xdist.scheduler import WorkStealingScheduling
+
+        return WorkStealingScheduling(config, log)
+    return None
+
+
 def pytest_configure(config):
     # Rule-based agents raise on an illegal choice instead of replacing it (agents.base,
     # strict mode); set in the environment so that evaluation worker processes inherit it.

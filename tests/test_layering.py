@@ -4,7 +4,9 @@ the packages it pulled in are compared with the ones it may use."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -15,6 +17,7 @@ import pytest
 from import_graph import circles
 
 ROOT = Path(__file__).resolve().parent.parent
+PROJECT = ("yaniv_env", "agents", "training")
 #: What a package's modules must never import (directly or through others).
 FORBIDDEN = {"yaniv_env": ("agents", "training"), "agents": ("training",)}
 RL_LIBRARIES = ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib")
@@ -57,14 +60,74 @@ def _modules(package: str) -> list[str]:
 _PROBE = """
 import importlib, json, sys
 importlib.import_module(sys.argv[1])
-print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+print(json.dumps(sorted(sys.modules)))
 """
 
 
-def _top_level_imports(module: str) -> set[str]:
+def _imports(module: str) -> set[str]:
+    """The modules in ``sys.modules`` after importing ``module`` in a fresh interpreter."""
     out = subprocess.run([sys.executable, "-c", _PROBE, module], capture_output=True, text=True, cwd=ROOT, check=False)
     assert out.returncode == 0, f"importing {module} failed:\n{out.stderr}"
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+# A fresh interpreter per module spends most of its second importing numpy, torch and the
+# RL libraries again (about 90 worker-seconds for the modules below). The fork probe imports
+# them once, then imports each module in a forked child of that interpreter: the child's
+# ``sys.modules`` is what a fresh interpreter would hold plus the preloaded libraries, and
+# those import none of this project (checked), so the project's packages a module pulls in
+# are the same; test_fork_probe_sees_what_a_fresh_interpreter_imports checks it.
+_FORK_PROBE = """
+import importlib, json, os, sys, traceback
+preload, modules, PROJECT = json.loads(sys.argv[1])
+for name in preload:
+    importlib.import_module(name)
+ours = {name.split(".")[0] for name in sys.modules} & set(PROJECT)
+assert not ours, f"preloading {preload} imported {sorted(ours)}"
+found = {}
+for module in modules:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            importlib.import_module(module)
+            out = {"modules": sorted(sys.modules)}
+        except BaseException:
+            out = {"error": traceback.format_exc()}
+        with os.fdopen(write, "w") as pipe:
+            json.dump(out, pipe)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        found[module] = json.loads(pipe.read() or '{"error": "the child died"}')
+    os.waitpid(pid, 0)
+print(json.dumps(found))
+"""
+
+#: What the upward-import probe preloads: the heavy third-party libraries (none imports this project).
+HEAVY = ("numpy", "numba", "torch", "gymnasium", "pettingzoo", "stable_baselines3", "sb3_contrib")
+
+
+def _fork_probe(modules: list[str], preload: tuple[str, ...]) -> dict[str, set[str]]:
+    """Each of ``modules`` -> the modules in ``sys.modules`` after importing it in a fork of an
+    interpreter that imported ``preload`` (those installed) first."""
+    if not hasattr(os, "fork"):  # (Windows: a fresh interpreter per module)
+        return {m: _imports(m) for m in modules}
+    preload = [name for name in preload if importlib.util.find_spec(name) is not None]
+    arg = json.dumps([preload, modules, PROJECT])
+    out = subprocess.run(
+        [sys.executable, "-c", _FORK_PROBE, arg], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    errors = {m: r["error"] for m, r in found.items() if "error" in r}
+    assert not errors, "\n".join(f"importing {m} failed:\n{e}" for m, e in errors.items())
+    return {m: set(r["modules"]) for m, r in found.items()}
+
+
+def _top_level(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
 
 
 def _all_modules() -> list[str]:
@@ -77,10 +140,37 @@ def test_every_package_module_is_probed():
     assert "yaniv_env.yaniv.gym_env" in mods and "yaniv_env.core.policies" in mods and "agents.search" in mods
 
 
+@pytest.fixture(scope="session")
+def imported_with_heavy_libraries() -> dict[str, set[str]]:
+    """Every package module -> what importing it loads (the fork probe, HEAVY preloaded)."""
+    return _fork_probe(_all_modules(), HEAVY)
+
+
+@pytest.fixture(scope="session")
+def imported_with_numpy() -> dict[str, set[str]]:
+    """Each LIGHT module -> what importing it loads (the fork probe, only numpy preloaded)."""
+    return _fork_probe(LIGHT, ("numpy",))
+
+
+@pytest.mark.parametrize(
+    "module,probe",
+    [("yaniv_env", "imported_with_heavy_libraries"), ("yaniv_env.yaniv.batched.sb3", "imported_with_heavy_libraries")]
+    + [("yaniv_env.yaniv.observation", "imported_with_numpy")],
+)
+def test_fork_probe_sees_what_a_fresh_interpreter_imports(module, probe, request):
+    # of this project's modules, the probe may see more (a hook waiting for a preloaded
+    # library runs at once), never fewer: so a module that passes there passes alone
+    def project(names):
+        return {name for name in names if name.split(".")[0] in PROJECT}
+
+    forked = project(request.getfixturevalue(probe)[module])
+    assert project(_imports(module)) <= forked and module in forked
+
+
 @pytest.mark.parametrize("module", _all_modules())
-def test_no_upward_import(module):
+def test_no_upward_import(module, imported_with_heavy_libraries):
     package = module.split(".")[0]
-    upward = _top_level_imports(module) & set(FORBIDDEN[package])
+    upward = _top_level(imported_with_heavy_libraries[module]) & set(FORBIDDEN[package])
     assert not upward, f"{module} imports {', '.join(sorted(upward))}, a layer above {package}"
 
 
@@ -146,8 +236,8 @@ def test_core_knows_no_game():
 
 
 @pytest.mark.parametrize("module", LIGHT)
-def test_rules_cores_import_no_rl_library(module):
-    heavy = _top_level_imports(module) & set(RL_LIBRARIES)
+def test_rules_cores_import_no_rl_library(module, imported_with_numpy):
+    heavy = _top_level(imported_with_numpy[module]) & set(RL_LIBRARIES)
     assert not heavy, f"{module} imports {', '.join(sorted(heavy))}"
 
 
