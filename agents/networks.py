@@ -501,6 +501,11 @@ if MaskableActorCriticPolicy is not None:
             count += latent["pi"] * width + width
         return count + advised  # AdvisedPolicy.advice_scale
 
+    def _no_optimizer(parameters, lr, **kwargs) -> None:
+        """A rebuilt policy only plays: making an optimizer would import ``torch._dynamo``
+        (seconds in every process that loads a model) for nothing."""
+        return None
+
     def build_policy(description: dict[str, Any]):
         """An untrained policy of the architecture ``description`` (:func:`describe_policy`),
         in evaluation mode, to load weights into (PyTorch's default initialisation, not
@@ -515,6 +520,7 @@ if MaskableActorCriticPolicy is not None:
             "net_arch": {"pi": list(arch.get("pi", [])), "vf": list(arch.get("vf", []))},
             "activation_fn": _ACTIVATION_CLASSES[description["activation"]],
             "share_features_extractor": bool(description.get("share_features_extractor", True)),
+            "optimizer_class": _no_optimizer,
         }
         if kind != "MlpPolicy":
             kwargs["action_rules"] = description.get("action_rules")

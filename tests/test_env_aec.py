@@ -191,7 +191,7 @@ def play_checked(env, action_seed: int, full: bool = True) -> dict:
     }
 
 
-GAMES_PER_SCHEME = 3  # × 4 reward schemes × 2 episode kinds = 24 episodes per preset and count
+GAMES_PER_SCHEME = 2  # × 4 reward schemes × 2 episode kinds = 16 episodes per preset and count
 # The "score" runs check everything at every step (through env() for the first seed, raw_env
 # after); the same games replayed with the other schemes check the cheaper invariants.
 

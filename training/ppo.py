@@ -387,7 +387,7 @@ class PastSelves:
 
     def __init__(self, size: int, seed: int, advisor=None):
         self.size = size
-        self.members: list = []
+        self.members: list = []  # (a frozen copy, its folded head_weights)
         self.generator = torch.Generator().manual_seed(seed)
         self.advisor = advisor  # an advised learner's past selves take the same advice
         self.name = "past"
@@ -401,7 +401,8 @@ class PastSelves:
         if weights is not None:
             member.load_state_dict(weights)
         member.set_training_mode(False)
-        self.members = [*self.members, member][-self.size :]
+        with torch.no_grad():  # a member never changes: its head is folded once
+            self.members = [*self.members, (member, head_weights(member))][-self.size :]
 
     def reset(self, seed: int | None = None) -> None:
         pass
@@ -413,11 +414,11 @@ class PastSelves:
         which = torch.randint(len(self.members), (len(obs),), generator=self.generator)
         actions = np.full(len(obs), -1, np.int64)
         with torch.no_grad():
-            for k, member in enumerate(self.members):
+            for k, (member, head) in enumerate(self.members):
                 rows = torch.nonzero(which == k).squeeze(1)
                 if len(rows):
                     own = None if advice is None else advice[rows]
-                    log_probs, _ = policy_and_value(member, obs[rows], ids[rows], valid[rows], advice=own)
+                    log_probs, _ = policy_and_value(member, obs[rows], ids[rows], valid[rows], head, own)
                     chosen = sample(log_probs, self.generator)[:, None]
                     actions[rows.numpy()] = ids[rows].gather(1, chosen).squeeze(1).numpy()
         return np.where(valid.any(1).numpy(), actions, -1)
@@ -506,6 +507,8 @@ def evaluate(
     env = LearnerGames(rules, games, rules.num_players, opponents=opponent, episode=episode, reward="outcome")
     obs = env.reset(seed)
     result = np.full(games, np.nan)
+    with torch.no_grad():
+        head = head_weights(policy)  # folded once: the policy does not change while it plays
     for _ in range(max_decisions):
         if not np.isnan(result).any():
             break
@@ -513,7 +516,7 @@ def evaluate(
             masks = env.action_masks()
             ids, valid = legal_moves(masks)
             advice = advise(advisor, obs, masks)
-            log_probs, _ = policy_and_value(policy, torch.as_tensor(obs), ids, valid, advice=advice)
+            log_probs, _ = policy_and_value(policy, torch.as_tensor(obs), ids, valid, head=head, advice=advice)
             actions = ids.gather(1, log_probs.argmax(-1, keepdim=True)).squeeze(1).numpy()
         obs, rewards, _, _, _, ended = env.step(actions)
         first = ended & np.isnan(result)
@@ -893,7 +896,7 @@ def train(args: Args, given: set[str] | None = None) -> dict:
     hand_weights = hand_potential_weights(rules, args.shaping)
 
     def save() -> None:
-        save_checkpoint(run_dir / "checkpoint.pt", policy, optimizer, state, [m.state_dict() for m in past.members])
+        save_checkpoint(run_dir / "checkpoint.pt", policy, optimizer, state, [m.state_dict() for m, _ in past.members])
         save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], args)
 
     budget = args.minutes * 60 if args.minutes is not None else math.inf

@@ -341,11 +341,12 @@ class BatchedYaniv:
         if seats is None:
             seats = self.current[rows]
         else:
-            seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), rows.size)
+            # a writable copy: a read-only array would be another signature for Numba to compile
+            seats = np.array(np.broadcast_to(np.asarray(seats, dtype=np.int64), rows.size))
         if ((seats < 0) | (seats >= self.num_players)).any():
             raise ValueError(f"seats must be in 0..{self.num_players - 1}, got {seats.tolist()}")
         out = np.empty((rows.size, self.layout.size), dtype=np.float32)
-        K.observations(self._st, self._tb, rows, np.ascontiguousarray(seats), out)
+        K.observations(self._st, self._tb, rows, seats, out)
         return out
 
     def card_counts(self) -> np.ndarray:
