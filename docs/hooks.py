@@ -58,6 +58,117 @@ def _env_rows(env: dict, what: str = "") -> list[list[str]]:
 ENV_HEADER = ["loop", "steps/s", "steps/CPU s", "idle env, steps/CPU s", "× idle"]
 
 
+def _engine_table(engine: dict) -> str:
+    rows = [
+        [
+            f"`{name}`",
+            _n(r["turns_per_s"]),
+            _n(r["turns"] / r["cpu_seconds"]),
+            _n(r["rounds_per_s"], 1),
+            _n(r["games_per_s"], 2),
+            _n(r["decisions_per_s"]),
+        ]
+        for name, r in engine.items()
+    ]
+    return _table(["engine, random play", "turns/s", "turns/CPU s", "rounds/s", "games/s", "decisions/s"], rows)
+
+
+def _batched_table(batched: dict) -> str:
+    scalar = batched["scalar_turns_per_s"]
+    rows = [["scalar engine", _n(scalar), "1", _n(batched["scalar_turns_per_cpu_s"])]]
+    for r in batched["runs"].values():
+        threads = f"{r['threads']} thread{'s' if r['threads'] > 1 else ''}"
+        rows.append(
+            [
+                f"batched, B = {r['batch']:,}, {threads}",
+                _n(r["turns_per_s"]),
+                f"{r['turns_per_s'] / scalar:.1f}",
+                _n(r["turns"] / r["cpu_seconds"]),
+            ]
+        )
+    mem = batched["memory_B1024"]
+    return (
+        _table([f"batched engine (`{batched['preset']}`), random play", "turns/s", "× scalar", "turns/CPU s"], rows)
+        + f"\n\nFirst use of the kernels: {batched['compile_seconds']:.1f} s "
+        "(compile, or load from Numba's cache); "
+        f"a 1,024-game batch holds {mem['state_masks_observations_mb']:.1f} MB of state, masks and observations, "
+        f"the process peaked at {mem['process_peak_rss_mb']:.0f} MB."
+    )
+
+
+def _pis_tables(pis: dict) -> list[str]:
+    parts = []
+    e = pis.get("engine")
+    if e:
+        parts.append(
+            _table(
+                [f"Pis Yedili engine (`{pis['preset']}`)", "decisions/s", "games/s", "deals/s"],
+                [["random play", _n(e["decisions_per_s"]), _n(e["games_per_s"], 2), _n(e["deals_per_s"], 1)]],
+            )
+        )
+    if "env" in pis:
+        parts.append(_table([f"Pis Yedili environment (`{pis['preset']}`)"] + ENV_HEADER[1:], _env_rows(pis["env"])))
+    return parts
+
+
+def _vector_table(vector: dict) -> str:
+    rows = []
+    for opp, r in vector["vector_env"].items():
+        v, g = r["vector"]["steps_per_s"], r["gym"]["steps_per_s"]
+        rows.append([f"`{opp}` opponents", _n(v), _n(g), f"{v / g:.1f}"])
+    text = _table(
+        [
+            f"learner steps/s (`{vector['preset']}`, {vector['players']} players, B = {vector['num_envs']})",
+            "vector env",
+            "Gymnasium wrapper",
+            "ratio",
+        ],
+        rows,
+    )
+    if "load" in vector:
+        text += f"\n\nLoad average when the vector rows started: {vector['load']:.1f} (2 cores)."
+    t = vector.get("tournament")
+    if t:
+        text += (
+            f"\n\nTournament on the batched engine: {t['games']:,} `heuristic` vs `greedy` games in "
+            f"{t['seconds']:.1f} s ({_n(t['decisions_per_s'])} decisions/s; the heuristic won "
+            f"{t['heuristic_win_share']:.3f})."
+        )
+    return text
+
+
+def _ppo_table(ppo: dict) -> str:
+    from training.bench import PPO_ROWS
+
+    stock = ppo["vector"]["steps_per_s"]
+    rows = []
+    for key, label, *_ in PPO_ROWS:
+        r = ppo[key]
+        s = r["shares"]
+        rows.append(
+            [
+                label.strip(),
+                _n(r["steps_per_s"]),
+                f"{r['steps_per_s'] / stock:.2f}",
+                _n(r["steps_per_cpu_s"]),
+                f"{s['update']:.0%}",
+                f"{s['environment']:.0%}",
+                f"{s['forward_and_buffer']:.0%}",
+            ]
+        )
+    header = ["MaskablePPO, learner steps", "steps/s", "× vector", "steps/CPU s", "update", "environment"]
+    return _table([*header, "forward, sampling, buffer"], rows)
+
+
+def _agents_table(agents: dict) -> str:
+    rows = []
+    for name, r in agents.items():
+        searched = "" if r["searched"] is None else _n(r["searched"])
+        per = "" if r["ms_per_searched"] is None else f"{r['ms_per_searched']:.1f}"
+        rows.append([f"`{name}`", _n(r["decisions_per_s"]), searched, per])
+    return _table(["agent", "decisions/s", "searched", "ms per searched decision"], rows)
+
+
 def bench_tables(result: dict) -> str:
     """Markdown tables of a ``yaniv bench --json`` result."""
     parts = []
@@ -67,125 +178,21 @@ def bench_tables(result: dict) -> str:
             f"Python {result['python']}, NumPy {result['numpy']}."
         )
     if result.get("engine"):
-        rows = [
-            [
-                f"`{name}`",
-                _n(r["turns_per_s"]),
-                _n(r["turns"] / r["cpu_seconds"]),
-                _n(r["rounds_per_s"], 1),
-                _n(r["games_per_s"], 2),
-                _n(r["decisions_per_s"]),
-            ]
-            for name, r in result["engine"].items()
-        ]
-        parts.append(
-            _table(["engine, random play", "turns/s", "turns/CPU s", "rounds/s", "games/s", "decisions/s"], rows)
-        )
-    batched = result.get("batched")
-    if batched:
-        scalar = batched["scalar_turns_per_s"]
-        rows = [["scalar engine", _n(scalar), "1", _n(batched["scalar_turns_per_cpu_s"])]]
-        for r in batched["runs"].values():
-            threads = f"{r['threads']} thread{'s' if r['threads'] > 1 else ''}"
-            rows.append(
-                [
-                    f"batched, B = {r['batch']:,}, {threads}",
-                    _n(r["turns_per_s"]),
-                    f"{r['turns_per_s'] / scalar:.1f}",
-                    _n(r["turns"] / r["cpu_seconds"]),
-                ]
-            )
-        mem = batched["memory_B1024"]
-        parts.append(
-            _table([f"batched engine (`{batched['preset']}`), random play", "turns/s", "× scalar", "turns/CPU s"], rows)
-            + f"\n\nFirst use of the kernels: {batched['compile_seconds']:.1f} s "
-            "(compile, or load from Numba's cache); "
-            f"a 1,024-game batch holds {mem['state_masks_observations_mb']:.1f} MB of state, masks and observations, "
-            f"the process peaked at {mem['process_peak_rss_mb']:.0f} MB."
-        )
+        parts.append(_engine_table(result["engine"]))
+    if result.get("batched"):
+        parts.append(_batched_table(result["batched"]))
     if "env" in result:
         parts.append(_table([f"environment (`{result['env']['preset']}`)"] + ENV_HEADER[1:], _env_rows(result["env"])))
     pis = result.get("pis_yedili")
     if pis and "skipped" not in pis:
-        e = pis.get("engine")
-        if e:
-            parts.append(
-                _table(
-                    [f"Pis Yedili engine (`{pis['preset']}`)", "decisions/s", "games/s", "deals/s"],
-                    [["random play", _n(e["decisions_per_s"]), _n(e["games_per_s"], 2), _n(e["deals_per_s"], 1)]],
-                )
-            )
-        if "env" in pis:
-            parts.append(
-                _table([f"Pis Yedili environment (`{pis['preset']}`)"] + ENV_HEADER[1:], _env_rows(pis["env"]))
-            )
+        parts.extend(_pis_tables(pis))
     vector = result.get("vector")
     if vector:
-        rows = []
-        for opp, r in vector["vector_env"].items():
-            v, g = r["vector"]["steps_per_s"], r["gym"]["steps_per_s"]
-            rows.append([f"`{opp}` opponents", _n(v), _n(g), f"{v / g:.1f}"])
-        text = _table(
-            [
-                f"learner steps/s (`{vector['preset']}`, {vector['players']} players, B = {vector['num_envs']})",
-                "vector env",
-                "Gymnasium wrapper",
-                "ratio",
-            ],
-            rows,
-        )
-        if "load" in vector:
-            text += f"\n\nLoad average when the vector rows started: {vector['load']:.1f} (2 cores)."
-        t = vector.get("tournament")
-        if t:
-            text += (
-                f"\n\nTournament on the batched engine: {t['games']:,} `heuristic` vs `greedy` games in "
-                f"{t['seconds']:.1f} s ({_n(t['decisions_per_s'])} decisions/s; the heuristic won "
-                f"{t['heuristic_win_share']:.3f})."
-            )
-        parts.append(text)
-        ppo = vector.get("ppo")
-        if ppo:
-            from training.bench import PPO_ROWS
-
-            stock = ppo["vector"]["steps_per_s"]
-            rows = []
-            for key, label, *_ in PPO_ROWS:
-                r = ppo[key]
-                s = r["shares"]
-                rows.append(
-                    [
-                        label.strip(),
-                        _n(r["steps_per_s"]),
-                        f"{r['steps_per_s'] / stock:.2f}",
-                        _n(r["steps_per_cpu_s"]),
-                        f"{s['update']:.0%}",
-                        f"{s['environment']:.0%}",
-                        f"{s['forward_and_buffer']:.0%}",
-                    ]
-                )
-            parts.append(
-                _table(
-                    [
-                        "MaskablePPO, learner steps",
-                        "steps/s",
-                        "× vector",
-                        "steps/CPU s",
-                        "update",
-                        "environment",
-                        "forward, sampling, buffer",
-                    ],
-                    rows,
-                )
-            )
-    agents = result.get("agents")
-    if agents:
-        rows = []
-        for name, r in agents.items():
-            searched = "" if r["searched"] is None else _n(r["searched"])
-            per = "" if r["ms_per_searched"] is None else f"{r['ms_per_searched']:.1f}"
-            rows.append([f"`{name}`", _n(r["decisions_per_s"]), searched, per])
-        parts.append(_table(["agent", "decisions/s", "searched", "ms per searched decision"], rows))
+        parts.append(_vector_table(vector))
+        if vector.get("ppo"):
+            parts.append(_ppo_table(vector["ppo"]))
+    if result.get("agents"):
+        parts.append(_agents_table(result["agents"]))
     return "\n\n".join(parts)
 
 

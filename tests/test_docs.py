@@ -134,3 +134,16 @@ def test_mkdocs_build_strict(tmp_path):
     assert proc.returncode == 0, proc.stderr[-5000:]
     assert (tmp_path / "site" / "environments" / "aec" / "index.html").is_file()
     print(f"mkdocs build --strict: {time.perf_counter() - start:.1f} s")
+
+
+def test_import_graph_pictures_are_drawn_from_the_imports(tmp_path):
+    spec = importlib.util.spec_from_file_location("draw_imports", DOCS / "draw_imports.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    arrows, lines = module.package_graph("yaniv_env", ROOT)
+    level = module.floors(arrows, module.circles(arrows))
+    assert arrows["core"] == set() and level["core"] == 0
+    assert level["tools"] > level["yaniv"] > level["core"] and lines["yaniv"] > 1000
+    assert module.floors({"a": {"b"}, "b": {"a", "c"}, "c": set()}, [["a", "b"]]) == {"a": 1, "b": 1, "c": 0}
+    module.main(["yaniv_env", str(tmp_path / "graph.png")])
+    assert (tmp_path / "graph.png").read_bytes()[:4] == b"\x89PNG"

@@ -14,7 +14,7 @@ from ...core.ids import is_int
 from ...core.outcome import place_reward
 from ...core.seeding import game_key
 from ..actions import action_table
-from ..cards import NUM_KINDS
+from ..cards import NUM_KINDS, NUM_SUITS
 from ..engine import DISCARD, GAME_OVER
 from ..observation import ObservationLayout
 from ..rewards import SCORE_SCALE, check_reward
@@ -173,7 +173,9 @@ class BatchedYaniv:
             np.zeros((B, deck), np.int8),  # stock
             np.zeros((B, deck), np.int8),  # pile
             np.zeros((B, NUM_KINDS), np.int8),  # pile_cnt
-            np.zeros((B, self.rules.hand_size + 4), np.int8),  # top
+            # top: the longest top set is a discarded hand and a card slammed on it, or a set
+            # a Blast completes to one card of each suit
+            np.zeros((B, max(self.rules.hand_size + 1, NUM_SUITS)), np.int8),
             np.zeros((B, NUM_KINDS), np.int8),  # takeable
             np.zeros(B, np.uint64),  # keys
         )
