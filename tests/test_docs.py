@@ -1,8 +1,9 @@
 """The documentation site: every ```python block of ``docs/**/*.md`` runs, the reST-to-Markdown
 conversion of the API pages does what it says, and ``mkdocs build --strict`` passes.
 
-A page's blocks run in order as one script, in a fresh Python process started in a
-temporary directory (files the examples write land there). A block preceded by
+A page's blocks run in order as one script, as a fresh Python process would run them (in a
+fork of a preloaded interpreter: :mod:`forked`), in a temporary directory (files the
+examples write land there). A block preceded by
 ``<!-- tested-by: tests/FILE.py ... -->`` is run by that test instead (at a smaller size):
 the marker must name a test file that reads the page.
 """
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from forked import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -52,13 +54,10 @@ def test_docs_have_examples_and_markers_name_their_tests():
 
 
 def run_script(script: str, cwd: Path) -> subprocess.CompletedProcess:
-    """``script`` in a fresh Python process started in ``cwd``, importing this checkout's
-    packages (tests/test_readme.py runs the README's examples with it too)."""
+    """``script`` as a fresh Python process would run it in ``cwd`` (:mod:`forked`), importing
+    this checkout's packages (tests/test_readme.py runs the README's examples with it too)."""
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=path)
-    return subprocess.run(
-        [sys.executable, "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=PAGE_TIMEOUT
-    )
+    return run_python(script, cwd, dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=path), PAGE_TIMEOUT)
 
 
 @pytest.mark.parametrize("page", sorted(_pages()))
@@ -147,3 +146,23 @@ def test_import_graph_pictures_are_drawn_from_the_imports(tmp_path):
     assert module.floors({"a": {"b"}, "b": {"a", "c"}, "c": set()}, [["a", "b"]]) == {"a": 1, "b": 1, "c": 0}
     module.main(["yaniv_env", str(tmp_path / "graph.png")])
     assert (tmp_path / "graph.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_scripts_run_as_a_fresh_interpreter_would(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CHECK="yes")
+    first = run_python(
+        "import os, sys, numpy\nnumpy.left_behind = 1\nopen('here.txt', 'w').write(os.environ['CHECK'])\n"
+        "print(__name__, sorted(m for m in sys.modules if m.split('.')[0] in ('yaniv_env', 'agents', 'training')))",
+        tmp_path,
+        env,
+        60,
+    )
+    assert (first.returncode, first.stdout) == (0, "__main__ []\n") and (tmp_path / "here.txt").read_text() == "yes"
+    second = run_python("import numpy\nprint(hasattr(numpy, 'left_behind'))\nleft_behind", tmp_path, env, 60)
+    assert (second.returncode, second.stdout) == (1, "False\n") and "NameError: name 'left_behind'" in second.stderr
+    assert run_python("raise SystemExit(3)", tmp_path, env, 60).returncode == 3
+    said = run_python("import sys\nsys.exit('a message')", tmp_path, env, 60)
+    assert (said.returncode, said.stderr) == (1, "a message\n")
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_python("import time\ntime.sleep(30)", tmp_path, env, 1)
+    assert run_python("print('after a timeout')", tmp_path, env, 60).stdout == "after a timeout\n"

@@ -2,7 +2,8 @@
 
 Every ```python block that the README follows with "which prints:" and a ```text block is
 run in a fresh namespace; its standard output must be the text block, line for line. Every
-other ```python block runs as written in a fresh process in a temporary directory.
+other ```python block runs as written, as a fresh process would run it (``test_docs.run_script``),
+in a temporary directory.
 """
 
 from __future__ import annotations
