@@ -93,7 +93,8 @@ class Args:
     gamma: float = 0.995
     """Discount per decision of a seat."""
     gae_lambda: float = 0.5
-    """GAE lambda (low: advantages lean on the critic, see the learning notes)."""
+    """GAE lambda (low: advantages lean on the critic, which helps from scratch and biases a
+    warm start: use 1 with --advice, see the warm-starts note)."""
     update_epochs: int = 4
     """Passes over each rollout."""
     minibatch_size: int = 1024
