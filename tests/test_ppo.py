@@ -123,6 +123,39 @@ def test_an_advised_run_starts_as_its_advisor_and_its_play_file_asks_it(tmp_path
     assert [agent.act(o, m) for o, m in zip(obs, masks, strict=True)] == list(advisor.act_batch(obs, masks))
 
 
+def test_an_advised_rollout_measures_how_often_its_arg_max_follows_the_advice():
+    """``collect``'s ``followed``: 1 for a fresh advised policy (the advice bonus dominates the
+    head); once a head outweighs the advice, the share of the rollout's decisions with a
+    choice on which the arg-max of the stored decisions' distributions is the advised move;
+    ``None`` without an advisor."""
+    from agents.advice import make_advisor
+
+    rules = get_rules("standard", 2)
+    torch.manual_seed(0)
+    policy = ppo.make_policy(rules, [32, 32], advice_scale=5.0)
+    advisor = make_advisor("heuristic", rules, seed=0)
+    args = ppo.Args(num_envs=16, opponents="heuristic")
+    streams = ppo.make_streams(rules, args, policy, ppo.PastSelves(1, 0, advisor), None, 3)
+    generator = torch.Generator().manual_seed(0)
+    assert ppo.collect(policy, streams, 8, generator, 0.99, advisor).followed == 1.0
+    with torch.no_grad():
+        policy.advice_scale.fill_(1.0)
+        for p in policy.action_net.parameters():
+            p.normal_()
+    rollout = ppo.collect(policy, streams, 8, generator, 0.99, advisor)
+    ids = torch.cat([torch.nn.functional.pad(i, (0, 64 - i.shape[1])) for i, _ in rollout.moves])
+    valid = torch.cat([torch.nn.functional.pad(v, (0, 64 - v.shape[1])) for _, v in rollout.moves])
+    with torch.no_grad():
+        log_probs, _ = ppo.policy_and_value(policy, rollout.obs, ids, valid, advice=rollout.advice)
+    several = valid.sum(1) > 1
+    top = ids.gather(1, log_probs.argmax(1, keepdim=True)).squeeze(1)
+    expected = float((top == rollout.advice)[several].float().mean())
+    assert 0.0 < rollout.followed < 0.9
+    assert rollout.followed == pytest.approx(expected)
+    plain = ppo.make_policy(rules, [32, 32])
+    assert ppo.collect(plain, streams, 2, generator, 0.99).followed is None
+
+
 def test_split_opponents():
     assert ppo.split_opponents("self:3,past:1,heuristic:1", 250) == (150, [("heuristic", 1.0)], 0.5)
     assert ppo.split_opponents("self", 64) == (64, [("random", 1.0)], 0.0)

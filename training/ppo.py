@@ -93,7 +93,8 @@ class Args:
     gamma: float = 0.995
     """Discount per decision of a seat."""
     gae_lambda: float = 0.5
-    """GAE lambda (low: advantages lean on the critic, see the learning notes)."""
+    """GAE lambda (low: advantages lean on the critic, which helps from scratch and biases a
+    warm start: use 1 with --advice, see the warm-starts note)."""
     update_epochs: int = 4
     """Passes over each rollout."""
     minibatch_size: int = 1024
@@ -695,11 +696,15 @@ class Rollout:
     logp: torch.Tensor
     values: np.ndarray
     advice: torch.Tensor | None  # the advised move of each decision (an advised policy)
+    followed: float | None = None  # an advised policy: the share of its choices whose arg-max is the advice
 
 
 def collect(policy, streams: list, num_steps: int, generator: torch.Generator, gamma: float, advisor=None) -> Rollout:
     """Play ``num_steps`` steps of every stream's games with the sampled policy (advised by
-    ``advisor`` when it is one)."""
+    ``advisor`` when it is one). An advised rollout also measures ``followed``: of the
+    decisions with more than one legal move, the share on which the arg-max (the evaluated
+    policy) is the advised move; a warm start that drifts from its advisor shows it here
+    before its evaluations do (the warm-starts note)."""
     B = sum(stream.num_envs for stream in streams)
     offsets = np.cumsum([0] + [stream.num_envs for stream in streams])
     out = Rollout(
@@ -719,6 +724,7 @@ def collect(policy, streams: list, num_steps: int, generator: torch.Generator, g
         stream.begin(num_steps)
     with torch.no_grad():
         head = head_weights(policy)
+    followed, choices = 0, 0
     for t in range(num_steps):
         seen = [stream.observe() for stream in streams]
         obs = torch.as_tensor(np.concatenate([o for o, _ in seen]))
@@ -731,11 +737,17 @@ def collect(policy, streams: list, num_steps: int, generator: torch.Generator, g
         rows = slice(t * B, (t + 1) * B)
         if advice is not None:
             out.advice[rows] = advice
+            several = valid.sum(1) > 1
+            top = ids.gather(1, log_probs.argmax(-1, keepdim=True)).squeeze(1)
+            followed += int(((top == advice) & several).sum())
+            choices += int(several.sum())
         out.obs[rows], out.choice[rows], out.values[rows] = obs, chosen.squeeze(1), values.numpy()
         out.logp[rows] = log_probs.gather(1, chosen).squeeze(1)
         actions = ids.gather(1, chosen).squeeze(1).numpy()
         for stream, start in zip(streams, offsets, strict=False):
             stream.step(actions[start : start + stream.num_envs], value_of)
+    if advisor is not None:
+        out.followed = followed / max(choices, 1)
     return out
 
 
@@ -834,16 +846,23 @@ def read_evaluations(path: Path) -> dict[str, list[tuple[int, float, float, floa
     return curves
 
 
-def log_progress(state: dict, streams: list, steps: int, seconds: tuple, losses: tuple) -> None:
+def log_progress(
+    state: dict, streams: list, steps: int, seconds: tuple, losses: tuple, policy=None, followed: float | None = None
+) -> None:
     """One line per iteration: steps, minutes, speed, each stream's mean return over its last
-    500 episodes, the value loss, the entropy and the clipped fraction."""
+    500 episodes, the value loss, the entropy and the clipped fraction; for an advised
+    ``policy``, the share of the rollout's choices whose arg-max followed the advice
+    (``followed``, :func:`collect`) and the advice scale."""
     rollout, update_ = seconds
     value_loss, entropy, clipped = losses
     returns = "  ".join(f"return {s.label} {np.mean(s.ended_returns[-500:] or [np.nan]):+.3f}" for s in streams)
+    advice = (
+        "" if followed is None else f"  arg-max advised {followed:.3f}  advice scale {policy.advice_scale.item():.3f}"
+    )
     print(
         f"{state['timesteps']:>10,} steps {state['elapsed'] / 60:6.1f} min  "
         f"{steps / (rollout + update_):7.0f} steps/s (rollout {rollout:.2f} s, update {update_:.2f} s)  "
-        f"{returns}  value loss {value_loss:.4f}  entropy {entropy:.3f}  clipped {clipped:.3f}",
+        f"{returns}  value loss {value_loss:.4f}  entropy {entropy:.3f}  clipped {clipped:.3f}{advice}",
         flush=True,
     )
 
@@ -925,7 +944,9 @@ def train(args: Args, given: set[str] | None = None) -> dict:
         timing["update"] += t2 - t1
         state["timesteps"] += steps
         state["elapsed"] = start_elapsed + t2 - clock
-        log_progress(state, streams, steps, (t1 - t0, t2 - t1), (value_loss, entropy, clipped))
+        log_progress(
+            state, streams, steps, (t1 - t0, t2 - t1), (value_loss, entropy, clipped), policy, rollout.followed
+        )
         if past.members and state["timesteps"] >= state["next_snapshot"]:
             past.add(policy)
             state["next_snapshot"] = state["timesteps"] + args.pool_every
