@@ -53,7 +53,7 @@ class HeuristicAgent(AgentBase):
 
     It decides in one compiled kernel (:mod:`agents.heuristic_batched`, Numba): :meth:`act_batch`
     for a batch of observations (``-1`` where nothing is legal), :meth:`act` for one (a batch
-    of one row). ``threads``: Numba threads to spread a batch's rows over (default 1; the same
+    of one row). ``threads``: threads to spread a batch's rows over (default 1; the same
     actions whatever the count, see :func:`agents.heuristic_batched.heuristic_batch`).
 
     Options (keywords): see :data:`DEFAULTS` (others are a ``TypeError``). ``strict``: raise
@@ -63,7 +63,7 @@ class HeuristicAgent(AgentBase):
     name = "heuristic"
     #: Options this agent sets unless given (a variant's defaults).
     default_options: dict = {}
-    #: Numba threads per :meth:`act_batch` call (opt-in, see :func:`agents.heuristic_batched.heuristic_batch`).
+    #: Threads per :meth:`act_batch` call (opt-in, see :func:`agents.heuristic_batched.heuristic_batch`).
     threads: int = 1
 
     def __init__(

@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 from yaniv_env import Rules
+from yaniv_env.core.cpus import available_cpus, in_threads
 from yaniv_env.yaniv.actions import (
     ASAF,
     BLAST,
@@ -1189,7 +1190,7 @@ def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, 
                     scratch), end_start  # fmt: skip
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _decide_range(
     lo, hi, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
     milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
@@ -1228,22 +1229,6 @@ def _decide_range(
             out[b] = act
 
 
-@numba.njit(cache=True, parallel=True)
-def _decide_rows_parallel(
-    chunks, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
-    milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out,
-):  # fmt: skip
-    """:func:`_decide_range` over all rows, cut into ``chunks`` spread over Numba's threads."""
-    B = masks.shape[0]
-    for c in numba.prange(chunks):
-        scratch = _scratch(n, ir, card_end, num_moves, masks.shape[1], 0)
-        _decide_range(
-            c * B // chunks, (c + 1) * B // chunks, obs, card_end, known_start, card_starts, hand_sizes, alive, caller,
-            stock, turns, phase, masks, n, w, ir, milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable,
-            disc_move, num_moves, out, scratch,
-        )  # fmt: skip
-
-
 #: Fewest rows per thread worth a thread of its own.
 MIN_ROWS_PER_THREAD = 32
 
@@ -1254,11 +1239,9 @@ def heuristic_batch(
     """Actions ``[B]`` of the heuristic policy with weights ``w`` (:func:`weights`); ``-1``
     where nothing is legal, :data:`INCONSISTENT` where the observation contradicts itself.
     ``obs``: C-contiguous float32, ``masks``: C-contiguous bool. ``threads > 1`` spreads the
-    rows over that many of Numba's threads (at most ``numba.get_num_threads()``, and at
-    least :data:`MIN_ROWS_PER_THREAD` rows each): the same actions, each row being decided
-    on its own. Opt-in: they pay only on idle cores (both cores busy: no faster; under
-    Numba's OpenMP layer, whose threads spin while waiting, much slower), and under that
-    layer a process that has used them cannot ``fork`` children that use them (spawn them)."""
+    rows over that many threads (at most the CPUs this process may use, and at least
+    :data:`MIN_ROWS_PER_THREAD` rows each; :func:`yaniv_env.core.cpus.in_threads`): the same
+    actions, each row being decided on its own. Opt-in: they pay only on idle cores."""
     out = np.empty(len(obs), dtype=np.int64)
     if len(obs):
         _decide(obs, masks, tables, w, out, threads, 0)
@@ -1270,21 +1253,21 @@ def _decide(obs, masks, t: HeuristicTables, w, out, threads: int, plan_rows: int
     row (room for ``plan_rows`` plans: :func:`_keep_plan`)."""
     hand_sizes, alive, caller, stock, turns, phase = t.decode(obs)
     ir, milestones = t.for_totals(obs) if w[W_SCORE] or w[W_CALL_AWARE] else (t.int_rules, t.milestones)
-    chunks = min(threads, numba.get_num_threads(), len(obs) // MIN_ROWS_PER_THREAD) if threads > 1 else 1
-    if chunks > 1:
-        _decide_rows_parallel(
-            chunks, obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
+    chunks = min(threads, available_cpus(), len(obs) // MIN_ROWS_PER_THREAD) if threads > 1 else 1
+
+    def decide(lo: int, hi: int):
+        scratch = _scratch(t.n, ir, t.card_end, t.num_moves, masks.shape[1], plan_rows)
+        _decide_range(
+            lo, hi, obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
             masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
-            t.disc_move, t.num_moves, out,
+            t.disc_move, t.num_moves, out, scratch,
         )  # fmt: skip
+        return scratch
+
+    if chunks > 1:
+        in_threads(decide, len(obs), chunks)
         return None
-    # the same compiled _decide_range as the threads' (int64 bounds): compiled once
-    scratch = _scratch(t.n, ir, t.card_end, t.num_moves, masks.shape[1], plan_rows)
-    _decide_range(
-        0, len(obs), obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
-        masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
-        t.disc_move, t.num_moves, out, scratch,
-    )  # fmt: skip
+    scratch = decide(0, len(obs))
     return scratch[5]
 
 

@@ -97,7 +97,7 @@ def test_tuned_two_deck_is_the_heuristic_with_its_weights():
 
 
 def test_heuristic_rows_are_independent_of_threads_and_batching():
-    """The compiled heuristic decides each row on its own: one or two Numba threads, the whole
+    """The compiled heuristic decides each row on its own: one or two threads, the whole
     batch or odd-sized pieces of it, the same actions (and the scalar act's)."""
     from agents.heuristic import HeuristicAgent
 

@@ -1,10 +1,13 @@
 """The CPUs this process may run on: the one place thread and worker counts are read from,
-and the one pool of worker processes the tools share (:func:`map_in_processes`)."""
+the one pool of worker processes the tools share (:func:`map_in_processes`) and the one way
+compiled kernels are spread over threads (:func:`in_threads`)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import TypeVar
 
 _Job = TypeVar("_Job")
@@ -26,9 +29,9 @@ def map_in_processes(function: Callable[[_Job], _Result], jobs: Iterable[_Job], 
     """``function`` over ``jobs``, each result as soon as it is ready: in this process, in
     job order, when ``workers`` <= 1 or there is one job; else in a pool of
     ``min(workers, len(jobs))`` worker processes, in the order the jobs finish. The workers
-    are spawned, not forked: the parent may run Numba's threads (a fork would copy their
-    locks). ``function`` must be importable by name (a module-level function). A job's
-    exception is raised here and stops the pool."""
+    are spawned, not forked: the parent may run threads (a fork would copy their locks).
+    ``function`` must be importable by name (a module-level function). A job's exception is
+    raised here and stops the pool."""
     jobs = list(jobs)
     if workers <= 1 or len(jobs) <= 1:
         yield from map(function, jobs)
@@ -39,4 +42,37 @@ def map_in_processes(function: Callable[[_Job], _Result], jobs: Iterable[_Job], 
         yield from pool.imap_unordered(function, jobs)
 
 
-__all__ = ["available_cpus", "map_in_processes"]
+_pools: dict[int, ThreadPoolExecutor] = {}  # thread count -> its pool
+
+
+def _forget_threads() -> None:
+    # a forked child has none of its parent's threads: a pool copied from the parent would
+    # never run what it is given
+    _pools.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_threads)
+
+
+def in_threads(work: Callable[[int, int], None], rows: int, threads: int) -> None:
+    """``work(lo, hi)`` over ``threads`` contiguous slices of ``range(rows)`` (as even as
+    they can be), each on a thread of its own, returning when all are done; in this thread
+    when ``threads`` (at most ``rows``) is 1. ``work`` must release the GIL to run side by side (a Numba kernel
+    compiled with ``nogil=True``) and its slices must not write to each other's rows. The
+    threads are kept for the next call and wait without spinning; the caller's compiled
+    kernel is the same one a single thread runs (no parallel variant to compile). A
+    thread's exception is raised here."""
+    threads = min(threads, rows)
+    if threads <= 1:
+        work(0, rows)
+        return
+    pool = _pools.get(threads)
+    if pool is None:
+        pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="yaniv-kernel")
+    bounds = [rows * c // threads for c in range(threads + 1)]
+    for future in [pool.submit(work, lo, hi) for lo, hi in pairwise(bounds)]:
+        future.result()
+
+
+__all__ = ["available_cpus", "in_threads", "map_in_processes"]

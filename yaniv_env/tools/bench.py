@@ -19,10 +19,11 @@ figures are the engine's and the environments'.
   inside them).
 * batched engine (``--batched-preset``, default ``standard``; ``--no-batched`` leaves it
   out): :mod:`yaniv_env.yaniv.batched` random play inside the compiled kernels at B = 1, 64 and
-  1,024 games, on one core and, when the process may use two CPUs, on two (Numba threads
-  over games), next to the scalar engine's turns/s of the same preset measured in the same run (the ``engine`` rows; the
-  ratio is printed); compile (or cache load) time apart, and the memory of a 1,024-game
-  batch. Turns as above; decisions too (see :mod:`yaniv_env.tools.bench_engine`).
+  1,024 games, on one core and, when the process may use two CPUs, on two (two threads,
+  each playing half of the games), next to the scalar engine's turns/s of the same preset
+  measured in the same run (the ``engine`` rows; the ratio is printed); compile (or cache
+  load) time apart, and the memory of a 1,024-game batch. Turns as above; decisions too
+  (see :mod:`yaniv_env.tools.bench_engine`).
 * Pis Yedili (``--pis-preset``, default ``standard``; ``--no-pis`` leaves it out), at the
   same player count: the engine (``new_game`` / ``legal_actions`` / ``apply`` /
   ``start_next_deal``; a *decision* is one ``apply``: a draw, a pass, a play; deals and

@@ -4,9 +4,9 @@ Each game of the batch picks uniformly among its legal actions with a counter-ba
 SplitMix64 stream of its own (no Python per decision), and a finished game restarts at once,
 so the figures are the engine's. A *turn* is one player's whole turn (``state.turns``, as in
 the scalar rows of ``yaniv bench``); decisions (discard, draw, slam, ...) are reported too.
-One core: the serial kernel; two cores (when the process may use two CPUs,
-:func:`yaniv_env.core.cpus.available_cpus`): the same loop with Numba's ``prange`` over
-games on two threads.
+One core: the kernel over the whole batch; two cores (when the process may use two CPUs,
+:func:`yaniv_env.core.cpus.available_cpus`): the same kernel on two threads, each playing
+half of the games (:func:`yaniv_env.core.cpus.in_threads`).
 """
 
 from __future__ import annotations
@@ -16,25 +16,24 @@ import time
 
 import numpy as np
 
-from ..core.cpus import available_cpus
+from ..core.cpus import available_cpus, in_threads
 from ..yaniv.batched import kernels as K
 from ..yaniv.batched.engine import BatchedYaniv, compile_seconds
 
 
 def _play(eng: BatchedYaniv, threads: int, seconds: float, seed: int) -> dict[str, float]:
-    import numba
-
     B = eng.num_envs
     rs = eng._result_arrays()
     play_key = (np.arange(B, dtype=np.uint64) + np.uint64(seed)) * np.uint64(0x9E3779B97F4A7C15)
     done = np.zeros((B, 3), np.int64)
-    kernel = K.random_play if threads == 1 else K.random_play_parallel
-    if threads > 1:
-        numba.set_num_threads(threads)
     # decisions per game per call: 20,000 decisions a call, enough that a call's own cost vanishes
     per_call = max(1, 20_000 // B)
+
+    def play(decisions: int) -> None:
+        in_threads(lambda lo, hi: K.random_play(eng._st, eng._tb, rs, lo, hi, decisions, play_key, done), B, threads)
+
     first = time.perf_counter()
-    kernel(eng._st, eng._tb, rs, 1, play_key, done)  # compiles or loads the kernel on first use
+    play(1)  # compiles or loads the kernel on first use
     first = time.perf_counter() - first
     done[:] = 0
     g = eng._st[0]
@@ -43,7 +42,7 @@ def _play(eng: BatchedYaniv, threads: int, seconds: float, seed: int) -> dict[st
     cpu_start = time.process_time()
     start = time.perf_counter()
     while True:
-        kernel(eng._st, eng._tb, rs, per_call, play_key, done)
+        play(per_call)
         calls += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:

@@ -35,7 +35,7 @@ decision's time); inlined, Numba drops them. Per-round and per-game work (``_dea
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ...core.batched_random import below, mix64
 from ...core.seeding import DEAL, GOLDEN, LOTS, RESHUFFLE
@@ -1161,18 +1161,10 @@ def _play_one(st, tb, rs, b, decisions, play_key, done, buf):
             new_game(st, tb, b, play_key[b] >> np.uint64(1))
 
 
-@njit(cache=True)
-def random_play(st, tb, rs, decisions, play_key, done):
-    """Random play in every game, one core."""
+@njit(cache=True, nogil=True)
+def random_play(st, tb, rs, lo, hi, decisions, play_key, done):
+    """Random play in games ``lo`` to ``hi - 1``. Without the GIL, so that threads can play
+    disjoint ranges of one batch side by side (:func:`yaniv_env.core.cpus.in_threads`)."""
     buf = np.empty(MAX_LEGAL, dtype=np.int64)
-    for b in range(play_key.shape[0]):
+    for b in range(lo, hi):
         _play_one(st, tb, rs, b, decisions, play_key, done, buf)
-
-
-@njit(cache=True, parallel=True)
-def random_play_parallel(st, tb, rs, decisions, play_key, done):
-    """Random play, games spread over Numba's threads."""
-    for b in prange(play_key.shape[0]):
-        buf = np.empty(MAX_LEGAL, dtype=np.int64)
-        # prange's index is unsigned: as int64, _play_one is the one random_play compiled
-        _play_one(st, tb, rs, np.int64(b), decisions, play_key, done, buf)
