@@ -122,9 +122,11 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
     f_hand, f_alive, f_caller, f_stock, f_progress, f_phase = fields
     for i in range(rows.shape[0]):
         b = rows[i]
-        K.apply(st, tb, rs, b, first[i])
-        for step in range(1, max_steps):
-            if round_over[b]:
+        a = first[i]
+        # one call site of the inlined K.apply (each site compiles the whole engine step again)
+        for step in range(max_steps):
+            K.apply(st, tb, rs, b, a)
+            if round_over[b] or step == max_steps - 1:
                 break
             mask[0, :] = False
             count = K.legal_list(st, tb, b, legal)
@@ -151,11 +153,10 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
                 out, scratch,
             )  # fmt: skip
             a = out[0]
-            if step == 1 and draw[i] >= 0 and g[b, K.G_PHASE] == DRAW and mask[0, draw[i]]:
+            if step == 0 and draw[i] >= 0 and g[b, K.G_PHASE] == DRAW and mask[0, draw[i]]:
                 a = draw[i]
             if a < 0 or not mask[0, a]:  # never expected (the batched heuristic hands these to Python)
                 a = legal[0]
-            K.apply(st, tb, rs, b, a)
         if round_over[b]:
             K.ranking(st, tb, b, rs[18][b])
 
