@@ -720,7 +720,7 @@ def _hist(pool, deck_counts, hist, lite):
 @numba.njit(cache=True, inline="always")
 def _known_total(known, r, m):
     """The total of seat ``r``'s known cards ``known[r, :m]``."""
-    t = 0
+    t = np.int64(0)  # not the literal 0: _sum_cdf would be compiled once more for it
     for i in range(m):
         t += VALUE[known[r, i]]
     return t

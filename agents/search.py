@@ -118,7 +118,10 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
     turns = np.zeros(1, np.int64)
     phase = np.zeros(1, np.int64)
     out = np.zeros(1, np.int64)
-    scratch = _scratch(n, ir, card_end, num_moves, mask.shape[1], 0)
+    # int64 values, not the literals 0 and 1: a literal argument would compile _scratch and
+    # _decide_range a second time (as Python's calls of them compile them with int64)
+    zero, one = np.int64(0), np.int64(1)
+    scratch = _scratch(n, ir, card_end, num_moves, mask.shape[1], zero)
     f_hand, f_alive, f_caller, f_stock, f_progress, f_phase = fields
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -148,9 +151,9 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
                     top = q
             phase[0] = top
             _decide_range(
-                0, 1, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, mask,
-                n, w, ir, milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves,
-                out, scratch,
+                zero, one, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase,
+                mask, n, w, ir, milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move,
+                num_moves, out, scratch,
             )  # fmt: skip
             a = out[0]
             if step == 0 and draw[i] >= 0 and g[b, K.G_PHASE] == DRAW and mask[0, draw[i]]:
