@@ -109,15 +109,16 @@ __all__ = ["build_metadata", "format_version", "save_checkpoint"]
 PPO_CHECKPOINT = "checkpoint.pt"
 
 
-def read_ppo_checkpoint(path: Path, what: str) -> dict:
+def read_ppo_checkpoint(path: Path, what: str, keys=("policy", "optimizer", "state", "args")) -> dict:
     """A checkpoint.pt of the lean learner (:mod:`training.ppo`: ``policy``, ``optimizer``,
     ``state``, ``pool``, ``args``; tensors, numbers and strings only, read with
     ``weights_only``, so loading runs no code from it); ``ValueError`` naming ``what`` when it
-    is missing or not one."""
+    is missing or lacks one of ``keys`` (``--init`` needs the weights only: checkpoints from
+    before the arguments were kept in them serve)."""
     try:
         saved = torch.load(path, weights_only=True)
     except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
         raise ValueError(f"{what}: cannot read {path.name} as a checkpoint ({str(e).splitlines()[0]})") from None
-    if not isinstance(saved, dict) or not {"policy", "optimizer", "state", "args"} <= saved.keys():
+    if not isinstance(saved, dict) or not set(keys) <= saved.keys():
         raise ValueError(f"{what}: {path.name} is not a checkpoint of training/ppo.py")
     return saved

@@ -468,7 +468,7 @@ def initial_weights(path: Path, policy) -> dict:
     """The network weights of ``path`` (a checkpoint.pt or a play file of this learner), checked
     against ``policy``'s shapes: ``ValueError`` naming the first tensor that differs."""
     if path.suffix == ".pt":
-        weights = read_ppo_checkpoint(path, f"--init {path}")["policy"]
+        weights = read_ppo_checkpoint(path, f"--init {path}", keys=("policy",))["policy"]
     else:
         import agents
 
