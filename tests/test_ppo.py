@@ -19,7 +19,11 @@ import torch  # noqa: E402
 import agents  # noqa: E402
 from agents.batched import batched  # noqa: E402
 from agents.networks import actor_logits  # noqa: E402
-from training import ppo  # noqa: E402
+from training import config, ppo  # noqa: E402
+from training.args import ALGO_ONLY, Args  # noqa: E402
+from training.cli import train as train_cli  # noqa: E402
+from training.imitation import imitation_pretrain  # noqa: E402
+from training.plan import make_plan  # noqa: E402
 from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
 from yaniv_env.yaniv.rules import get_rules  # noqa: E402
 
@@ -52,25 +56,44 @@ def test_legal_move_head_is_the_masked_full_distribution(advised):
     assert (valid.sum(1) == masks.sum(1)).all()
 
 
-def small(tmp_path, **kw) -> ppo.Args:
+def plan_of(tmp_path, **kw):
+    """The plan of ``yaniv train --algo ppo`` with ``kw`` given, from scratch unless ``kw`` says
+    otherwise, with no final evaluation."""
     base = dict(
-        num_envs=16,
-        num_steps=16,
-        minibatch_size=128,
+        algo="ppo", advice="none", pretrain="none", final_eval_games=0, progress=False, output_dir=str(tmp_path)
+    )
+    args = {**base, **kw}
+    return make_plan(Args(**args), set(args))
+
+
+def small(tmp_path, **kw):
+    base = dict(
+        n_envs=16,
+        n_steps=16,
+        batch_size=128,
         total_timesteps=512,
         eval_every=0,
-        update_threads=1,  # the suite's two workers share two cores
-        output_dir=str(tmp_path),
+        torch_threads=1,  # the suite's two workers share two cores
         run_name="run",
     )
-    return ppo.Args(**{**base, **kw})
+    return plan_of(tmp_path, **{**base, **kw})
 
 
 @pytest.mark.parametrize("opponents", ["random", pytest.param("self", marks=pytest.mark.slow)])
 def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
-    result = ppo.train(small(tmp_path, opponents=opponents, eval_every=256, eval_games=4, eval_opponents="random"))
-    run = result["run_dir"]
-    assert result["steps"] == 512 and result["flops_per_step"] > 0
+    """``yaniv train --algo ppo``: the run directory of ``yaniv train`` (args.json, the
+    checkpoint, the play file, eval.csv, learning_curve.png, TensorBoard logs, the final
+    evaluation's tables), and ``--resume`` continues it."""
+    # one game at a time: the final evaluation's one worker plays in this process
+    argv = ["--algo", "ppo", "--advice", "none", "--pretrain", "none", "--opponents", opponents, "--n-envs", "1"]
+    argv += ["--n-steps", "256", "--batch-size", "128", "--total-timesteps", "512", "--torch-threads", "1"]
+    argv += ["--eval-every", "512", "--eval-games", "4", "--eval-opponents", "random", "--no-progress"]
+    argv += ["--final-eval-games", "2", "--final-eval-opponents", "random", "--output-dir", str(tmp_path)]
+    assert train_cli.main([*argv, "--run-name", "run"]) == 0
+    run = tmp_path / "run"
+    for name in ("args.json", "checkpoint.pt", "learning_curve.png", "final_eval.txt", "final_eval_vs_random.csv"):
+        assert (run / name).is_file(), name
+    assert list((run / "tb").rglob("events.out.tfevents.*"))
     agent = agents.load(str(run / "model.safetensors"), rules="standard")
     meta = agent.metadata
     assert meta["advice"] is None and meta["training"]["pretrain"] is None and meta["timesteps"] == 512
@@ -79,38 +102,61 @@ def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
     for o, m in zip(obs, masks, strict=True):
         assert m[agent.act(o, m)]
     rows = (run / "eval.csv").read_text().splitlines()
-    assert len(rows) == 1 + 3  # header, steps 0, 256 and the end
-    again = ppo.train(*ppo.parse_args(["--resume", str(run), "--total-timesteps", "1024"]))
-    assert again["steps"] == 512
+    assert len(rows) == 1 + 2  # header, steps 0 and 512
+    again = ["--resume", str(run), "--total-timesteps", "1024", "--final-eval-games", "0", "--eval-every", "0"]
+    assert train_cli.main(again) == 0
     assert json.loads((run / "args.json").read_text())["opponents"] == opponents
     assert agents.load(str(run / "model.safetensors")).metadata["timesteps"] == 1024
 
 
-def test_pretrain_imitates_its_teacher_and_records_it(tmp_path):
-    """``--pretrain greedy``: before any PPO step the network plays greedy's moves on fresh
-    positions (its arg-max agrees on at least 80% of them), and the play file names the teacher."""
-    run = ppo.train(small(tmp_path, pretrain="greedy", pretrain_samples=16_384, pretrain_epochs=4, total_timesteps=0))
-    agent = agents.load(str(run["run_dir"] / "model.safetensors"))
+def test_options_the_algorithm_does_not_use_are_refused(tmp_path):
+    """An option only one learner uses, given with the other, is a ``ValueError`` naming it;
+    so is a game the lean learner does not play. The help of each such option says whose it is."""
+    with pytest.raises(ValueError, match="--pool-size: used by --algo ppo only"):
+        make_plan(Args(pool_size=4, output_dir=str(tmp_path)), {"pool_size"})
+    with pytest.raises(ValueError, match="--league, --vec-env: used by --algo maskable_ppo only"):
+        make_plan(Args(algo="ppo", league=True, vec_env="dummy", output_dir=str(tmp_path)), {"algo"})
+    with pytest.raises(ValueError, match="--algo ppo trains Yaniv"):
+        make_plan(Args(algo="ppo", game="pis_yedili", output_dir=str(tmp_path)), {"algo", "game"})
+    with pytest.raises(ValueError, match="--algo must be one of"):
+        make_plan(Args(algo="dqn", output_dir=str(tmp_path)), {"algo"})
+    docs = config.field_docs(Args)
+    for algo, names in ALGO_ONLY.items():
+        assert all(docs[name].startswith(f"{algo} only:") for name in names), algo
+    assert not any(
+        doc.startswith(("ppo only:", "maskable_ppo only:"))
+        for name, doc in docs.items()
+        if name not in set().union(*ALGO_ONLY.values())
+    )
+
+
+def test_both_learners_imitate_with_the_one_behaviour_cloning(tmp_path):
+    """``--pretrain greedy`` on the lean learner is :func:`training.imitation.imitation_pretrain`
+    (the fit ``yaniv train`` does for MaskablePPO): a fresh network fitted by it directly, on a
+    tiny set of demonstrations, gets the weights the run starts PPO with; the play file names
+    the teacher."""
+    kw = dict(pretrain="greedy", pretrain_samples=1_024, pretrain_epochs=2, total_timesteps=0, episode="round")
+    plan = small(tmp_path, n_envs=64, batch_size=256, **kw)
+    run = ppo.train(plan)["run_dir"]
+    torch.manual_seed(plan.seeds.training)
+    direct = ppo.make_policy(plan.rules, [128, 128])
+    imitation_pretrain(direct, plan, log=lambda _: None)
+    trained = torch.load(run / "checkpoint.pt", weights_only=True)["policy"]
+    fresh = ppo.make_policy(plan.rules, [128, 128]).state_dict()
+    assert all(torch.equal(trained[k], v) for k, v in direct.state_dict().items())
+    assert not all(torch.equal(trained[k], v) for k, v in fresh.items())  # it did fit
+    agent = agents.load(str(run / "model.safetensors"))
     assert agent.metadata["training"]["pretrain"] == "greedy" and agent.metadata["timesteps"] == 0
-    games = LearnerGames("standard", 256, opponents="random")
-    obs = games.reset(123)
-    teacher = batched("greedy", seed=0)
-    agree = []
-    for _ in range(4):
-        masks = games.action_masks()
-        moves = teacher.act_batch(obs, masks)
-        agree += [agent.act(o, m) == a for o, m, a in zip(obs, masks, moves, strict=True)]
-        obs, *_ = games.step(moves)
-    assert np.mean(agree) >= 0.8, np.mean(agree)
 
 
 def test_an_advised_run_starts_as_its_advisor_and_its_play_file_asks_it(tmp_path):
     """``--advice heuristic``: at step 0 the arg-max policy is the advisor (its logit's bonus
     dominates a fresh head); during ``--value-warmup`` only the critic learns; the play file
     loads as an advised agent that plays the advisor's moves."""
-    run = ppo.train(small(tmp_path, advice="heuristic", value_warmup=512, opponents="greedy"))["run_dir"]
+    plan = small(tmp_path, advice="heuristic", value_warmup=512, opponents="greedy", net_arch="128,128")
+    run = ppo.train(plan)["run_dir"]
     saved = torch.load(run / "checkpoint.pt", weights_only=True)["policy"]
-    torch.manual_seed(1)  # the run's seed: its initial weights
+    torch.manual_seed(plan.seeds.training)  # the run's initial weights
     fresh = ppo.make_policy(get_rules("standard", 2), [128, 128], advice_scale=5.0).state_dict()
     actor = [k for k in fresh if "value" not in k]
     assert "advice_scale" in actor and all(torch.equal(saved[k], fresh[k]) for k in actor)
@@ -134,7 +180,7 @@ def test_an_advised_rollout_measures_how_often_its_arg_max_follows_the_advice():
     torch.manual_seed(0)
     policy = ppo.make_policy(rules, [32, 32], advice_scale=5.0)
     advisor = make_advisor("heuristic", rules, seed=0)
-    args = ppo.Args(num_envs=16, opponents="heuristic")
+    args = Args(algo="ppo", n_envs=16, opponents="heuristic")
     streams = ppo.make_streams(rules, args, policy, ppo.PastSelves(1, 0, advisor), None, 3)
     generator = torch.Generator().manual_seed(0)
     assert ppo.collect(policy, streams, 8, generator, 0.99, advisor).followed == 1.0
@@ -168,15 +214,17 @@ def test_split_opponents():
 def test_self_play_with_past_selves_and_baselines_resumes_with_its_pool(tmp_path):
     """Self-play games beside games against past selves and an agent: the pool grows by
     snapshots, is kept in the checkpoint and comes back on resume."""
-    args = small(tmp_path, opponents="self:2,past:1,greedy:1", num_envs=32, pool_every=256, pool_size=2)
-    run = ppo.train(args)["run_dir"]
+    run = ppo.train(small(tmp_path, opponents="self:2,past:1,greedy:1", n_envs=32, pool_every=256, pool_size=2))[
+        "run_dir"
+    ]
     saved = torch.load(run / "checkpoint.pt", weights_only=True)
     pool = saved["pool"]
     assert len(pool) == 2  # the initial network and the snapshot after the update
     assert all(torch.equal(pool[1][k], saved["policy"][k]) for k in saved["policy"])
     assert not all(torch.equal(pool[0][k], saved["policy"][k]) for k in saved["policy"])
-    again = ppo.train(*ppo.parse_args(["--resume", str(run), "--total-timesteps", "1024"]))
+    again = ppo.train(make_plan(Args(resume=str(run), total_timesteps=1024), {"resume", "total_timesteps"}))
     assert again["steps"] == 512
+    assert len(torch.load(run / "checkpoint.pt", weights_only=True)["pool"]) == 2
 
 
 def test_init_starts_from_a_checkpoint_and_refuses_another_network(tmp_path):
@@ -186,7 +234,7 @@ def test_init_starts_from_a_checkpoint_and_refuses_another_network(tmp_path):
     assert all(torch.equal(ppo.initial_weights(first / "checkpoint.pt", policy)[k], weights[k]) for k in weights)
     assert ppo.initial_weights(first / "model.safetensors", policy).keys() == weights.keys()
     with pytest.raises(ValueError, match="--init .*should be"):
-        ppo.train(small(tmp_path, run_name="other", hidden="32", init=str(first / "checkpoint.pt")))
+        ppo.train(small(tmp_path, run_name="other", net_arch="32", init=str(first / "checkpoint.pt")))
 
 
 def test_training_is_reproducible(tmp_path):
@@ -198,20 +246,20 @@ def test_training_is_reproducible(tmp_path):
 
 
 def sanity(tmp_path, steps: int, games: int, opponent: str, **kw):
-    """A learner from scratch against ``opponent`` (the default recipe, but for ``kw``); its
-    evaluations against it (at the start, at the half and at the end)."""
-    args = ppo.Args(
+    """A learner from scratch against ``opponent`` (the from-scratch recipe, but for ``kw``);
+    its evaluations against it (at the start, at the half and at the end)."""
+    plan = plan_of(
+        tmp_path,
         opponents=opponent,
         total_timesteps=steps,
-        update_threads=1,
-        output_dir=str(tmp_path),
+        torch_threads=1,
         eval_every=steps // 2,
         eval_games=games,
         eval_opponents=opponent,
         run_name=f"sanity_{opponent}",
         **kw,
     )
-    curve = ppo.read_evaluations(ppo.train(args)["run_dir"] / "eval.csv")[opponent]
+    curve = ppo.read_evaluations(ppo.train(plan)["run_dir"] / "eval.csv")[opponent]
     return [(steps, rate, low, high) for steps, _, rate, low, high in curve]
 
 
@@ -231,7 +279,7 @@ def test_learns_from_scratch_small(tmp_path):
     """From scratch (no advisor, no imitation) against random, a small budget: the win rate
     ends above where it started beyond both intervals, and no evaluation falls below the
     start by more than its interval."""
-    curve = sanity(tmp_path, 32_768, 100, "random", seed=1, num_envs=128, update_epochs=2, minibatch_size=2048)
+    curve = sanity(tmp_path, 32_768, 100, "random", seed=1, n_envs=128, n_epochs=2, batch_size=2048)
     check_learns(curve, 0.8)
     _, _, start_low, _ = curve[0]
     assert all(high >= start_low for _, _, _, high in curve), curve
@@ -241,6 +289,5 @@ def test_resume_refuses_a_corrupt_checkpoint_naming_the_run(tmp_path):
     run = tmp_path / "broken"
     run.mkdir()
     (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
-    (run / "args.json").write_text("{}")
     with pytest.raises(ValueError, match="--resume .*broken: cannot read checkpoint.pt as a checkpoint"):
-        ppo.train(*ppo.parse_args(["--resume", str(run)]))
+        make_plan(Args(resume=str(run)), {"resume"})

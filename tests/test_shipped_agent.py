@@ -169,18 +169,24 @@ def test_a_best_response_learner_learns_and_stays_below_the_shipped_agent(tmp_pa
     ``heuristic`` ends above its start beyond both intervals. Then no evaluation against
     the shipped agent has an upper bound above 0.55. About 15 minutes on a quiet machine."""
     from training import ppo
+    from training.args import Args
+    from training.plan import make_plan
 
-    args = ppo.Args(
+    given = dict(
+        algo="ppo",
+        advice="none",
+        pretrain="none",
         opponents="ppo",
         total_timesteps=2_000_000,
         seed=3,
         eval_every=1_000_000,
         eval_games=200,
         eval_opponents="ppo,heuristic",
+        final_eval_games=0,
         output_dir=str(tmp_path),
         run_name="best_response",
     )
-    curves = ppo.read_evaluations(ppo.train(args)["run_dir"] / "eval.csv")
+    curves = ppo.read_evaluations(ppo.train(make_plan(Args(**given), set(given)))["run_dir"] / "eval.csv")
     (*_, start_high), *_, (*_, end_low, _) = curves["heuristic"]
     assert end_low > start_high, f"the learner did not learn, so the measurement failed: {curves['heuristic']}"
     assert max(high for *_, high in curves["ppo"]) < 0.55, curves["ppo"]

@@ -281,7 +281,7 @@ def test_args_parser_defaults_and_docs():
         1e-5,
         0.0,
     )
-    pis = config.apply_game_defaults(T.Args(game="pis_yedili"), set())
+    pis = config.apply_defaults(T.Args(game="pis_yedili"), set())
     assert (pis.advice, pis.episode, pis.learning_rate, pis.ent_coef) == ("", "deal", 1e-4, 0.01)
     docs = config.field_docs(T.Args)
     assert set(docs) == {f.name for f in dataclasses.fields(T.Args)}

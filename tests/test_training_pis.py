@@ -177,13 +177,13 @@ def test_new_yaniv_checkpoints_name_their_game():
 
 def test_game_defaults_and_refusals(tmp_path, capsys):
     args, given = T.parse_args(["--game", "pis_yedili", "--opponents", "pis_heuristic"])
-    args = config.apply_game_defaults(args, given)
+    args = config.apply_defaults(args, given)
     assert args.opponents == "pis_heuristic"  # given: kept
     assert (args.episode, args.pretrain, args.action_features) == ("deal", "pis_heuristic", False)
     assert args.final_eval_opponents == "pis_random,pis_heuristic"
     # without a command line: options left at the Yaniv default take the game's
-    assert config.apply_game_defaults(T.Args(game="pis_yedili"), set()).episode == "deal"
-    assert config.apply_game_defaults(T.Args(), set()) == T.Args()
+    assert config.apply_defaults(T.Args(game="pis_yedili"), set()).episode == "deal"
+    assert config.apply_defaults(T.Args(), set()) == T.Args()
     assert "[pis_yedili: pis_random:1,pis_heuristic:2]" in " ".join(config.build_parser(T.Args).format_help().split())
     refusals = {
         ("--rules", "seven"): "unknown Pis Yedili rules preset 'seven'",

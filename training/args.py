@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Args:
+    algo: str = "maskable_ppo"
+    """the learner: maskable_ppo (sb3-contrib's MaskablePPO) or ppo (the lean PPO of training/ppo.py, Yaniv only)"""
     game: str = "yaniv"
     """the game: yaniv or pis_yedili (options not given then take its defaults, shown in brackets)"""
     rules: str = "standard"
@@ -26,37 +28,37 @@ class Args:
     seed: int = 1
     """the seed of the run: every generator of training draws from its streams"""
     n_envs: int = 16
-    """environments stepped together (0: one per CPU this process may use)"""
+    """environments (games) stepped together (0: one per CPU this process may use)"""
     vec_env: str = "auto"
-    """the training environments: batched (Yaniv), dummy, subproc, or auto (batched where it runs)"""
+    """maskable_ppo only: the training environments: batched (Yaniv), dummy, subproc, or auto (batched where it runs)"""
     torch_threads: int = 1
-    """torch threads of training (0: the CPUs this process may use)"""
+    """torch threads of training; ppo: of its update, its rollout taking one (0: the CPUs this process may use)"""
     opponents: str = "heuristic:1"
-    """the opponent mix, as name[:weight],... (agent names or .zip models), drawn per seat and episode"""
+    """the opponent mix, name[:weight],... (agents, .zip models; ppo also self, past), drawn per seat and episode"""
     learner_seat: str = "random"
-    """the learner's seat: a number, or random (drawn per episode)"""
+    """maskable_ppo only: the learner's seat, a number, or random (drawn per episode)"""
     episode: str = "game"
     """what an episode is: game or round (Pis Yedili: game or deal)"""
     reward: str = "score_outcome"
     """the reward scheme: score, outcome, round_win or score_outcome (Pis Yedili: deal_win)"""
     turn_limit: int | None = None
-    """turns before a round is a draw (default: the rules' own)"""
+    """maskable_ppo only: turns before a round is a draw (default: the rules' own)"""
     shaping: float = 1.0
     """the weight of potential-based shaping by the hand's total (0: off)"""
     league: bool = False
-    """self-play league: snapshots of the learner join the opponents"""
+    """maskable_ppo only: self-play league, snapshots of the learner join the opponents"""
     snapshot_every: int = 100_000
-    """league: timesteps between snapshots"""
+    """maskable_ppo only: league: timesteps between snapshots"""
     league_prob: float = 0.3
-    """league: the probability that an opponent seat is drawn from the pool"""
+    """maskable_ppo only: league: the probability that an opponent seat is drawn from the pool"""
     league_size: int = 8
-    """league: the most snapshots in the pool (the oldest leaves)"""
+    """maskable_ppo only: league: the most snapshots in the pool (the oldest leaves)"""
     gate_games: int = 100
-    """league: episodes against each pool member before a snapshot may join"""
+    """maskable_ppo only: league: episodes against each pool member before a snapshot may join"""
     gate_margin: float = 0.1
-    """league: the mean placement reward a snapshot needs against the pool to join"""
+    """maskable_ppo only: league: the mean placement reward a snapshot needs against the pool to join"""
     league_deterministic: bool = False
-    """league: pool members play their arg-max action"""
+    """maskable_ppo only: league: pool members play their arg-max action"""
     pretrain: str = "score_heuristic"
     """the agent the policy imitates before PPO ("" or none: start from scratch; a new run only)"""
     pretrain_option: list[str] = dataclasses.field(default_factory=list)
@@ -84,7 +86,7 @@ class Args:
     n_steps: int = 128
     """steps per environment per PPO rollout"""
     batch_size: int = 256
-    """the PPO minibatch size"""
+    """the PPO minibatch size (and the imitation's)"""
     n_epochs: int = 4
     """PPO epochs over each rollout"""
     gamma: float = 0.995
@@ -94,19 +96,29 @@ class Args:
     clip_range: float = 0.2
     """the PPO clipping range"""
     ent_coef: float = 0.0
-    """the entropy bonus coefficient"""
+    """the entropy bonus coefficient (ppo: over the legal moves)"""
     vf_coef: float = 0.5
     """the value loss coefficient"""
     max_grad_norm: float = 0.5
     """the gradient clipping norm"""
+    norm_adv: bool = True
+    """ppo only: normalise the advantages per minibatch (maskable_ppo always does)"""
+    value_warmup: int = 0
+    """ppo only: learner steps at the start of a new run in which only the critic learns"""
+    pool_size: int = 8
+    """ppo only: past selves kept for the past opponents (the oldest leaves first)"""
+    pool_every: int = 250_000
+    """ppo only: timesteps between two snapshots of the network joining the past selves"""
+    init: str = ""
+    """ppo only: start a new run from this network, a ppo run's checkpoint.pt or play file (same sizes)"""
     net_arch: str = "256,256"
     """hidden layer sizes of the (separate) policy and value networks"""
     activation: str = "relu"
     """the activation of the hidden layers: relu or tanh"""
     action_features: bool = True
-    """score actions also by the cards they move (Yaniv only)"""
+    """maskable_ppo only: score actions also by the cards they move (Yaniv; ppo always does)"""
     score_features: bool = False
-    """the networks also read one-hot features of the game score (needs --action-features)"""
+    """maskable_ppo only: the networks also read one-hot features of the game score (needs --action-features)"""
     advice: str = "score_heuristic"
     """the advisor of a residual policy, whose move joins the observation and the logits ("" or none: off)"""
     advice_scale: float = 5.0
@@ -118,9 +130,9 @@ class Args:
     eval_opponents: str = "random,greedy,heuristic"
     """the opponents of the periodic evaluation (unavailable ones are left out)"""
     eval_episode: str | None = None
-    """the episode of the periodic evaluation and the league gate (default: game, and --episode for the gate)"""
+    """maskable_ppo only: the episode of the periodic evaluation and the gate (default: game; the gate: --episode)"""
     checkpoint_every: int = 50_000
-    """timesteps between writes of checkpoints/latest.zip"""
+    """timesteps between writes of the checkpoint (checkpoints/latest.zip; ppo: checkpoint.pt and the play file)"""
     final_eval_games: int = 300
     """games of the final evaluation against each opponent (rounded up to whole deals; 0: skip)"""
     final_eval_opponents: str = "random,greedy,heuristic"
@@ -136,7 +148,7 @@ class Args:
     progress: bool = True
     """show progress bars"""
     device: str = "cpu"
-    """the torch device"""
+    """maskable_ppo only: the torch device"""
 
 
 #: Defaults that depend on the game: with ``--game pis_yedili`` these replace the (Yaniv)
@@ -158,11 +170,68 @@ GAME_DEFAULTS: dict[str, dict[str, object]] = {
     },
 }
 
+#: The learners of ``--algo``.
+ALGOS = ("maskable_ppo", "ppo")
+
+#: Options only one learner uses (their help says so); given with the other, they are refused.
+ALGO_ONLY: dict[str, frozenset[str]] = {
+    "maskable_ppo": frozenset(
+        {
+            "vec_env",
+            "learner_seat",
+            "turn_limit",
+            "league",
+            "snapshot_every",
+            "league_prob",
+            "league_size",
+            "gate_games",
+            "gate_margin",
+            "league_deterministic",
+            "action_features",
+            "score_features",
+            "eval_episode",
+            "device",
+        }
+    ),
+    "ppo": frozenset({"norm_adv", "value_warmup", "pool_size", "pool_every", "init"}),
+}
+
+#: Defaults that depend on the learner: with ``--algo ppo`` these replace those of :class:`Args`
+#: for every option not given (the lean learner steps many games and updates on large
+#: minibatches; its advised recipe is the warm-starts note's, ``docs/training.md``).
+ALGO_DEFAULTS: dict[str, dict[str, object]] = {
+    "ppo": {
+        "n_envs": 256,
+        "n_steps": 32,
+        "batch_size": 1024,
+        "net_arch": "128,128",
+        "torch_threads": 0,
+        "learning_rate": 1e-4,
+        "gae_lambda": 1.0,
+        "reward": "outcome",
+        "value_warmup": 200_000,
+        "eval_every": 200_000,
+        "eval_games": 200,
+        "checkpoint_every": 500_000,
+    },
+}
+
 #: Defaults of a plain policy trained from scratch (``--advice none --pretrain none``, a new
-#: run) for the options not given: the advised recipe's learning rate and entropy bonus keep a
-#: policy near its advisor and leave a policy without one all but still
-#: (``docs/experiments/2026-11-26-learning.md``).
-SCRATCH_DEFAULTS: dict[str, object] = {"learning_rate": 3e-4, "ent_coef": 0.01}
+#: run) for the options not given, per learner: the advised recipe's learning rate and entropy
+#: bonus keep a policy near its advisor and leave a policy without one all but still
+#: (``docs/experiments/2026-11-26-learning.md``); the lean learner's from-scratch recipe is the
+#: plateau note's (``docs/experiments/2026-11-27-the-plateau.md``).
+SCRATCH_DEFAULTS: dict[str, dict[str, object]] = {
+    "maskable_ppo": {"learning_rate": 3e-4, "ent_coef": 0.01},
+    "ppo": {
+        "learning_rate": 3e-4,
+        "ent_coef": 0.03,
+        "gae_lambda": 0.5,
+        "episode": "round",
+        "reward": "score_outcome",
+        "value_warmup": 0,
+    },
+}
 
 #: ``--vec-env`` choices (:mod:`training.envs`).
 VEC_ENVS = ("auto", "batched", "dummy", "subproc")

@@ -21,7 +21,7 @@ row                         what runs
 ==========================  ================================================================
 
 Lean PPO rows (:mod:`training.ppo`, the same ``--ppo-timesteps``, its default recipe
-(:class:`training.ppo.Args`: rollout, network and update sizes), ``--ppo-threads`` torch
+(``yaniv train --algo ppo`` from scratch: rollout, network and update sizes), ``--ppo-threads`` torch
 threads in the update): against ``random`` opponents (the
 MaskablePPO rows' environment), against ``heuristic`` opponents, and in self-play (one
 network at every seat of :class:`yaniv_env.yaniv.batched.envs.BatchedSelfPlay`), each with its
@@ -134,22 +134,29 @@ def bench_lean(preset: str, players: int, opponents: str, timesteps: int, thread
     import tempfile
 
     from training import ppo
+    from training.args import Args
+    from training.plan import make_plan
 
     with tempfile.TemporaryDirectory() as tmp:
-        args = ppo.Args(
+        given = dict(
+            algo="ppo",
             rules=preset,
             num_players=players,
             opponents=opponents,
+            advice="none",  # from scratch
+            pretrain="none",
             total_timesteps=timesteps,
             seed=seed,
             eval_every=0,
-            update_threads=threads,
+            final_eval_games=0,
+            torch_threads=threads,
             output_dir=tmp,
             run_name="bench",
         )
+        plan = make_plan(Args(**given), set(given))
         cpu0 = time.process_time()
         with contextlib.redirect_stdout(sys.stderr):  # the run's log, never into the bench's --json output
-            r = ppo.train(args)
+            r = ppo.train(plan)
         cpu = time.process_time() - cpu0
     return {
         "steps_per_s": r["steps"] / r["seconds"],

@@ -43,8 +43,11 @@ import contextlib
 import io
 import json
 import os
+import pickle
 import zipfile
 from pathlib import Path
+
+import torch
 
 import yaniv_env
 from agents.checkpoint import FORMAT, META_NAME, action_fingerprint, atomic_write_bytes, observation_fingerprint
@@ -100,3 +103,22 @@ def save_checkpoint(model, path: str | os.PathLike, metadata: dict) -> Path:
 
 
 __all__ = ["build_metadata", "format_version", "save_checkpoint"]
+
+
+#: The lean learner's checkpoint (``--algo ppo``): ``checkpoint.pt`` in the run directory.
+PPO_CHECKPOINT = "checkpoint.pt"
+
+
+def read_ppo_checkpoint(path: Path, what: str, keys=("policy", "optimizer", "state", "args")) -> dict:
+    """A checkpoint.pt of the lean learner (:mod:`training.ppo`: ``policy``, ``optimizer``,
+    ``state``, ``pool``, ``args``; tensors, numbers and strings only, read with
+    ``weights_only``, so loading runs no code from it); ``ValueError`` naming ``what`` when it
+    is missing or lacks one of ``keys`` (``--init`` needs the weights only: checkpoints from
+    before the arguments were kept in them serve)."""
+    try:
+        saved = torch.load(path, weights_only=True)
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
+        raise ValueError(f"{what}: cannot read {path.name} as a checkpoint ({str(e).splitlines()[0]})") from None
+    if not isinstance(saved, dict) or not set(keys) <= saved.keys():
+        raise ValueError(f"{what}: {path.name} is not a checkpoint of training/ppo.py")
+    return saved

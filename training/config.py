@@ -17,7 +17,8 @@ import typing
 from pathlib import Path
 
 from agents.trained import checkpoint_game, read_metadata
-from training.args import GAME_DEFAULTS, RESUME_OVERRIDES
+from training.args import ALGO_DEFAULTS, GAME_DEFAULTS, RESUME_OVERRIDES
+from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
 from training.league import agent_available
 from yaniv_env.games import game_of, get_game
 
@@ -68,21 +69,23 @@ def build_parser(args_type: type, suppress: bool = False) -> argparse.ArgumentPa
     or whose docstring says it in words get no suffix."""
     p = argparse.ArgumentParser(
         prog="yaniv train",
-        description="Train a Yaniv (or, with --game pis_yedili, a Pis Yedili) agent with MaskablePPO; "
-        "see training/train.py.",
+        description="Train a Yaniv (or, with --game pis_yedili, a Pis Yedili) agent with MaskablePPO "
+        "(--algo ppo: the lean PPO of training/ppo.py); see docs/training.md.",
         argument_default=argparse.SUPPRESS if suppress else None,
     )
     hints = typing.get_type_hints(args_type)
     docs = field_docs(args_type)
+    learners = ALGO_DEFAULTS if "algo" in {f.name for f in dataclasses.fields(args_type)} else {}
+    shown_defaults = {**GAME_DEFAULTS, **learners}
     for f in dataclasses.fields(args_type):
         hint = hints[f.name]
         args = typing.get_args(hint)
         base = next((a for a in args if a is not type(None)), hint) if args else hint
         flags = [f"--{f.name.replace('_', '-')}"]
         help_text = docs.get(f.name, "")
-        for game, defaults in GAME_DEFAULTS.items():
-            if f.name in defaults:
-                help_text += f" [{game}: {defaults[f.name]}]"
+        for name, changed in shown_defaults.items():
+            if f.name in changed:
+                help_text += f" [{name}: {changed[f.name]}]"
         if f.default not in (None, "", dataclasses.MISSING) and "(default" not in help_text:
             help_text += f" (default: {f.default})"
         kw: dict = {"help": help_text.replace("%", "%%"), "dest": f.name}
@@ -109,15 +112,24 @@ def parse_args(args_type: type, argv: list[str] | None = None) -> tuple:
     return args_type(**vars(ns)), given
 
 
-def apply_game_defaults(args, given: set[str]):
-    """``args`` with the defaults of its game (``GAME_DEFAULTS``) for the options that are
-    neither in ``given`` nor changed from the Yaniv default."""
-    changes = {
+def defaults(args) -> dict[str, object]:
+    """The defaults of ``args``' game and learner (``GAME_DEFAULTS``, ``ALGO_DEFAULTS``) that
+    replace :class:`~training.args.Args`' own."""
+    return {**GAME_DEFAULTS.get(args.game, {}), **ALGO_DEFAULTS.get(args.algo, {})}
+
+
+def apply_defaults(args, given: set[str], changes: dict[str, object] | None = None):
+    """``args`` with ``changes`` (default: :func:`defaults`) for the options that are neither
+    in ``given`` nor changed from their default (the class's, under ``changes``: its game's
+    and learner's)."""
+    base = {} if changes is None else defaults(args)
+    changes = defaults(args) if changes is None else changes
+    kept = {
         name: value
-        for name, value in GAME_DEFAULTS.get(args.game, {}).items()
-        if name not in given and getattr(args, name) == getattr(type(args), name)
+        for name, value in changes.items()
+        if name not in given and getattr(args, name) == base.get(name, getattr(type(args)(), name))
     }
-    return dataclasses.replace(args, **changes)
+    return dataclasses.replace(args, **kept)
 
 
 def filter_available(mix: list[tuple[str, float]], rules, what: str, strict: bool) -> list[tuple[str, float]]:
@@ -152,14 +164,19 @@ def resume_args(args, given: set[str]) -> tuple:
     """The arguments of the run in ``args.resume`` with the overrides allowed on resume, its
     directory and its checkpoint's metadata."""
     run_dir = Path(args.resume)
-    ckpt = run_dir / "checkpoints" / "latest.zip"
-    if not ckpt.is_file():
-        raise ValueError(f"--resume {run_dir}: no checkpoint at {ckpt}")
-    meta = read_metadata(ckpt)
+    ckpt, lean = run_dir / "checkpoints" / "latest.zip", run_dir / PPO_CHECKPOINT
+    if ckpt.is_file():
+        meta = read_metadata(ckpt)
+        game = checkpoint_game(meta).name  # runs from before --game are Yaniv runs
+    elif lean.is_file():  # a run of --algo ppo: its counters and arguments
+        saved = read_ppo_checkpoint(lean, f"--resume {run_dir}")
+        meta, game = {**saved["state"], "args": saved["args"]}, "yaniv"
+    else:
+        raise ValueError(f"--resume {run_dir}: no checkpoint at {ckpt} or {lean}")
     stored = dict(meta.get("args") or {})
     known = {f.name for f in dataclasses.fields(args)}
     merged = {k: v for k, v in stored.items() if k in known}
-    merged["game"] = checkpoint_game(meta).name  # runs from before --game are Yaniv runs
+    merged["game"] = game
     for k in given:
         new = getattr(args, k)
         if k in RESUME_OVERRIDES:

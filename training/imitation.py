@@ -280,13 +280,15 @@ def policy_targets(data: dict, temperature: float) -> tuple[np.ndarray, np.ndarr
     return idx, prob.astype(np.float32)
 
 
-def imitation_pretrain(model, plan: Plan, log=print) -> dict:
+def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
     """Behaviour cloning warm start on the --pretrain agent's decisions
     (:func:`collect_demonstrations`, or --pretrain-data when it exists): the policy is
     fitted to its moves (cross-entropy over the legal actions) and the value net to its
     discounted returns. 5% of the episodes are held out to report the imitation accuracy.
     Then --dagger-rounds rounds of DAgger (the module's docstring), each fitting
-    --dagger-epochs passes over all the decisions so far."""
+    --dagger-epochs passes over all the decisions so far. ``policy``: an SB3 actor-critic
+    policy (``get_distribution`` with masks, ``predict_values``), MaskablePPO's or the lean
+    learner's (:mod:`training.ppo`), fitted in place."""
     import torch
 
     args, seed = plan.args, plan.seeds.imitation
@@ -307,7 +309,6 @@ def imitation_pretrain(model, plan: Plan, log=print) -> dict:
             f"--pretrain-data {str(path)!r} holds no rollout values for --pretrain-temperature "
             "(collected before they were saved): collect it again"
         )
-    policy = model.policy
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(policy.parameters(), lr=args.pretrain_lr)
     _fit(policy, opt, data, args, args.pretrain_epochs, rng)

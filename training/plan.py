@@ -25,7 +25,16 @@ from pathlib import Path
 from agents import make as make_agent
 from agents.trained import check_metadata
 from training import config
-from training.args import DEFAULT_TIMESTEPS, GAME_DEFAULTS, SCRATCH_DEFAULTS, SOFT_TARGET_TEACHERS, VEC_ENVS, Args
+from training.args import (
+    ALGO_ONLY,
+    ALGOS,
+    DEFAULT_TIMESTEPS,
+    SCRATCH_DEFAULTS,
+    SOFT_TARGET_TEACHERS,
+    VEC_ENVS,
+    Args,
+)
+from training.checkpoint import PPO_CHECKPOINT
 from training.envs import EnvSpec
 from training.league import agent_available, parse_mix
 from yaniv_env.core.cpus import available_cpus
@@ -34,7 +43,7 @@ from yaniv_env.games import get_game
 from yaniv_env.yaniv.rules import Rules
 
 #: The streams of a run's seed (:class:`Seeds`).
-GLOBAL, ENVIRONMENTS, ADVICE, IMITATION, DAGGER, PERIODIC_EVALUATION, GATE = range(7)
+GLOBAL, ENVIRONMENTS, ADVICE, IMITATION, DAGGER, PERIODIC_EVALUATION, GATE, SAMPLING, POOL = range(9)
 
 #: The most environments the imitation phase steps together: the batched engine steps many
 #: games for the price of one, the Gymnasium wrappers fewer.
@@ -86,6 +95,16 @@ class Seeds:
         """The league gate's environments (the same in every segment)."""
         return self.draw(GATE, segment=0)
 
+    @property
+    def sampling(self) -> int:
+        """``--algo ppo``: the rollout's and the update's torch generator (moves, minibatches)."""
+        return self.draw(SAMPLING)
+
+    @property
+    def pool(self) -> int:
+        """``--algo ppo``: the draws of past selves and their moves."""
+        return self.draw(POOL)
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -123,14 +142,16 @@ class Plan:
 def make_plan(args: Args, given: set[str]) -> Plan:
     """The plan of ``args`` (``given``: the options named on the command line); ``ValueError``
     naming what is wrong. Nothing is written."""
+    default = Args()
+    named = given | {f.name for f in dataclasses.fields(args) if getattr(args, f.name) != getattr(default, f.name)}
     args, run_dir, meta, rules = _resolve(args, given)
     game = get_game(args.game)
+    _check_algo(args, named)
     _check_choices(args, game)
     _check_numbers(args, rules)
     kind = vec_env_kind(args.vec_env, args.game)
-    default_mix = GAME_DEFAULTS.get(game.name, {}).get("opponents", Args.opponents)
-    strict = "opponents" in given or args.opponents != default_mix
-    mix = tuple(config.filter_available(parse_mix(args.opponents), rules, "opponents", strict))
+    strict = "opponents" in given or args.opponents != config.defaults(args).get("opponents", Args.opponents)
+    mix = tuple(config.filter_available(agent_mix(args), rules, "opponents", strict))
     args = _resolve_agents(args, given, rules, new_run=meta is None)
     eval_mix = ()
     if args.eval_every:
@@ -157,6 +178,32 @@ def make_plan(args: Args, given: set[str]) -> Plan:
         env=env_spec(args, rules, mix),
         seeds=Seeds(args.seed, int((meta or {}).get("segment", -1)) + 1),
     )
+
+
+def agent_mix(args: Args) -> list[tuple[str, float]]:
+    """The agents of ``--opponents``: with ``--algo ppo``, without its ``self`` and ``past``
+    entries (``random`` when it names no agent: the games the imitation phase plays then)."""
+    mix = parse_mix(args.opponents)
+    if args.algo != "ppo":
+        return mix
+    return [(name, w) for name, w in mix if name not in PPO_SELF_ENTRIES] or [("random", 1.0)]
+
+
+#: ``--opponents`` entries of ``--algo ppo`` that are not agents: self-play games, past selves.
+PPO_SELF_ENTRIES = ("self", "past")
+
+
+def _check_algo(args: Args, named: set[str]) -> None:
+    """``--algo`` known; ``ValueError`` naming an option given that it does not use."""
+    if args.algo not in ALGOS:
+        raise ValueError(f"--algo must be one of {ALGOS}, got {args.algo!r}")
+    other = next(a for a in ALGOS if a != args.algo)
+    unused = sorted(ALGO_ONLY[other] & named)
+    if unused:
+        shown = ", ".join(f"--{name.replace('_', '-')}" for name in unused)
+        raise ValueError(f"{shown}: used by --algo {other} only, not by --algo {args.algo}")
+    if args.algo == "ppo" and args.game != "yaniv":
+        raise ValueError(f"--algo ppo trains Yaniv on its batched engine, not {args.game}: use --algo maskable_ppo")
 
 
 def env_spec(args: Args, rules: Rules, mix) -> EnvSpec:
@@ -195,13 +242,15 @@ def _resolve(args: Args, given: set[str]) -> tuple[Args, Path, dict | None, Rule
     """``--resume``'s arguments and checkpoint, or a new run's directory and defaults."""
     if args.resume:
         args, run_dir, meta = config.resume_args(args, given)
+        if args.algo == "ppo":  # the lean learner's checkpoint holds the network; its arguments, the rules
+            return args, run_dir, meta, config.game_rules(args)
         return args, run_dir, meta, check_metadata(meta, game=get_game(args.game).name)
     game = get_game(args.game)
-    args = config.apply_game_defaults(args, given)
+    args = config.apply_defaults(args, given)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     prefix = "" if game.name == "yaniv" else f"{game.name}_"
     run_dir = Path(args.output_dir) / (args.run_name or f"{prefix}{args.rules}__{args.seed}__{stamp}")
-    if (run_dir / "checkpoints" / "latest.zip").exists():
+    if (run_dir / "checkpoints" / "latest.zip").exists() or (run_dir / PPO_CHECKPOINT).exists():
         raise ValueError(f"{run_dir} already holds a run; use --resume {run_dir} or another --run-name")
     return args, run_dir, None, config.game_rules(args)
 
@@ -260,12 +309,7 @@ def _resolve_agents(args: Args, given: set[str], rules: Rules, new_run: bool) ->
         if why:
             raise ValueError(f"--advice: agent {advice!r} is not available ({why})")
     if new_run and not advice and not pretrain:
-        scratch = {
-            name: value
-            for name, value in SCRATCH_DEFAULTS.items()
-            if name not in given and getattr(args, name) == getattr(Args, name)
-        }
-        args = dataclasses.replace(args, **scratch)
+        args = config.apply_defaults(args, given, SCRATCH_DEFAULTS[args.algo])
     return args
 
 

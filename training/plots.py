@@ -40,9 +40,17 @@ def read_monitor(monitor_dir: Path) -> list[dict]:
 
 def eval_history(rows: list[dict]) -> dict[str, dict[str, list[float]]]:
     """``eval.csv`` rows -> per opponent: ``timesteps``, ``rate``, ``low``, ``high`` (rows of
-    runs from before game win rates were logged are skipped)."""
+    runs from before game win rates were logged are skipped). A row per evaluation with a
+    column per opponent (``maskable_ppo``), or a row per opponent (``--algo ppo``:
+    ``opponent``, ``win_rate``, ``low``, ``high``)."""
     out: dict[str, dict[str, list[float]]] = {}
     for row in rows:
+        if "opponent" in row:
+            series = out.setdefault(row["opponent"], {"timesteps": [], "rate": [], "low": [], "high": []})
+            series["timesteps"].append(int(float(row["timesteps"])))
+            for field, column in (("rate", "win_rate"), ("low", "low"), ("high", "high")):
+                series[field].append(float(row[column]))
+            continue
         for key in row:
             if not key.endswith("_game_win_rate") or row[key] in ("", None):
                 continue
@@ -96,7 +104,7 @@ def draw_learning_curve(
         ax.set_ylim(0, 1)
         ax.set_ylabel("game win rate (95% CI band)")
         ax.set_xlabel("timesteps (learner decisions)")
-        ax.set_title("periodic evaluation: whole games, duplicate deals, deterministic policy", fontsize=9)
+        ax.set_title("periodic evaluation: whole games, deterministic policy", fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="best")
     if episodes:

@@ -4,11 +4,17 @@ manner of CleanRL's ``ppo.py``): no Stable-Baselines3 in the loop, the rollout s
 acting in batch) or on :class:`yaniv_env.yaniv.batched.envs.BatchedSelfPlay` (``--opponents self``:
 one network plays every seat of every game).
 
+It is ``yaniv train --algo ppo``: the options are :class:`training.args.Args` (those only
+this learner uses say so in their help), resolved once into a :class:`training.plan.Plan`,
+which :func:`train` reads; ``python -m training.ppo`` is the same command with ``--algo ppo``
+given.
+
 .. code-block:: console
 
-    python -m training.ppo --opponents greedy --minutes 5            # from scratch vs greedy
-    python -m training.ppo --opponents self:3,past:1 --minutes 60    # self-play from scratch
-    python -m training.ppo --resume runs/ppo_selfplay                # continue a run
+    yaniv train --algo ppo --minutes 10                                      # advised, warm-started
+    python -m training.ppo --advice none --pretrain none --opponents greedy --minutes 5   # from scratch
+    python -m training.ppo --advice none --pretrain none --opponents self:3,past:1 --minutes 60
+    python -m training.ppo --resume runs/standard__1__20260101-120000       # continue a run
 
 The network is the one :class:`agents.networks.ActionFeaturePolicy` describes (separate
 actor and critic MLPs; the actor's output layer scores each action id plus a bilinear term
@@ -28,7 +34,7 @@ last ``pool_size`` kept, saved in the checkpoint). Training episodes are rounds 
 
 One PPO iteration (:func:`collect`, :func:`advantages`, :func:`update`):
 
-1. **Rollout**: ``num_steps`` steps of ``num_envs`` games. Each decision stores its
+1. **Rollout**: ``n_steps`` steps of ``n_envs`` games. Each decision stores its
    observation, its legal moves, the position of the move sampled from the masked
    distribution, its log-probability and the critic's value. Against opponents the rewards
    of a step are the learner's (opponents' moves included); in self-play each seat's
@@ -38,17 +44,20 @@ One PPO iteration (:func:`collect`, :func:`advantages`, :func:`update`):
    potential-based hand shaping. An episode's end (termination) has no successor; a
    truncation (turn or round limit) and the rollout's end bootstrap with the critic's value
    of the seat's next observation.
-3. **Update**: ``update_epochs`` passes over the rollout in minibatches of
-   ``minibatch_size``: the clipped surrogate with per-minibatch normalised advantages,
+3. **Update**: ``n_epochs`` passes over the rollout in minibatches of
+   ``batch_size``: the clipped surrogate with per-minibatch normalised advantages,
    ``vf_coef`` times the squared value error, ``ent_coef`` times the masked entropy, the
    gradient's norm clipped to ``max_grad_norm``.
 
-Every ``eval_every`` steps the deterministic policy (arg-max of the masked logits) plays
-``eval_games`` whole games against each ``eval_opponents`` entry on the batched engine, and
-``eval.csv`` gets its game win rate with a 95% Wilson interval; ``checkpoint.pt`` (weights,
-optimiser, counters: plain tensors and numbers, read with ``torch.load(weights_only=True)``)
-and ``model.safetensors`` (the play file) are written every ``checkpoint_minutes`` and at the
-end.
+Before PPO a new run imitates ``--pretrain`` (:func:`training.imitation.imitation_pretrain`, the
+behaviour cloning ``yaniv train`` does). Every ``eval_every`` steps the deterministic policy
+(arg-max of the masked logits) plays ``eval_games`` whole games against each ``eval_opponents``
+entry on the batched engine, and ``eval.csv`` gets its game win rate with a 95% Wilson
+interval; ``checkpoint.pt`` (weights, optimiser, counters, pool, arguments: plain tensors,
+numbers and strings, read with ``torch.load(weights_only=True)``) and ``model.safetensors``
+(the play file) are written every ``checkpoint_every`` steps and at the end; TensorBoard
+logs go to ``tb/``. The run ends as ``yaniv train``'s: ``learning_curve.png`` and the final
+evaluation against the baselines (:func:`run`).
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ import csv
 import dataclasses
 import json
 import math
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -65,115 +75,22 @@ from pathlib import Path
 import numpy as np
 import torch
 
-
-@dataclass
-class Args:
-    rules: str = "standard"
-    """Rules preset (``standard``, ``seven``, ``french``, ``two_deck``)."""
-    num_players: int = 2
-    """Players at the table."""
-    opponents: str = "heuristic"
-    """Weighted opponents (``self:3,past:1,heuristic:1``): ``self``, ``past`` selves, agent names."""
-    episode: str = "round"
-    """Training episodes: ``round`` (a call ends one) or ``game``; evaluations play whole games."""
-    reward: str = "score_outcome"
-    """Reward scheme of the environment (``score``, ``outcome``, ``round_win``, ``score_outcome``)."""
-    total_timesteps: int = 2_000_000
-    """Learner decisions to train for (counted over resumes)."""
-    minutes: float | None = None
-    """Wall-clock budget in minutes (counted over resumes); stops at this or at --total-timesteps."""
-    seed: int = 1
-    """Seed of torch, the games and the opponents."""
-    num_envs: int = 256
-    """Games stepped together."""
-    num_steps: int = 32
-    """Steps per game per rollout (a rollout is num_envs * num_steps decisions)."""
-    learning_rate: float = 3e-4
-    """Adam learning rate."""
-    gamma: float = 0.995
-    """Discount per decision of a seat."""
-    gae_lambda: float = 0.5
-    """GAE lambda (low: advantages lean on the critic, which helps from scratch and biases a
-    warm start: use 1 with --advice, see the warm-starts note)."""
-    update_epochs: int = 4
-    """Passes over each rollout."""
-    minibatch_size: int = 1024
-    """Decisions per gradient step."""
-    clip_coef: float = 0.2
-    """PPO clipping range."""
-    norm_adv: bool = True
-    """Normalise the advantages per minibatch (mean 0, standard deviation 1)."""
-    ent_coef: float = 0.03
-    """Entropy bonus coefficient."""
-    vf_coef: float = 0.5
-    """Value loss coefficient."""
-    max_grad_norm: float = 0.5
-    """Gradient clipping norm."""
-    pool_size: int = 8
-    """Past selves kept for ``past`` opponents (the oldest leaves first)."""
-    pool_every: int = 250_000
-    """Steps between two snapshots of the network joining the pool of past selves."""
-    shaping: float = 1.0
-    """Potential-based reward shaping, ``Φ = -shaping * (hand total) / 100`` as ``yaniv train
-    --shaping``: immediate credit for throwing points, without changing the optimal policy
-    (0: off). Episode returns are logged unshaped."""
-    hidden: str = "128,128"
-    """Hidden layer sizes of the actor and of the critic (separate networks)."""
-    rollout_threads: int = 1
-    """torch threads while stepping (small matrix products: one thread is fastest)."""
-    update_threads: int = 0
-    """torch threads in the update (0: every CPU this process may use)."""
-    eval_every: int = 200_000
-    """Evaluate every this many steps (and at step 0; 0: never)."""
-    eval_games: int = 200
-    """Games against each evaluation opponent."""
-    eval_opponents: str = "random,greedy,heuristic"
-    """Opponents of the periodic evaluation."""
-    checkpoint_minutes: float = 10.0
-    """Write the checkpoint and the play file every this many minutes (and at the end)."""
-    output_dir: str = "runs"
-    """Where run directories are created."""
-    run_name: str | None = None
-    """Run directory name (default: ``ppo_{opponents}__{seed}__{timestamp}``)."""
-    init: str | None = None
-    """Start from this network: a run's checkpoint.pt or a play file this learner wrote (same hidden sizes)."""
-    pretrain: str | None = None
-    """Imitate this agent before PPO (a new run): its moves in the learner's seat against --opponents' agents."""
-    pretrain_samples: int = 300_000
-    """Imitation: the teacher's decisions to fit."""
-    pretrain_epochs: int = 6
-    """Imitation: passes over those decisions."""
-    advice: str | None = None
-    """Advisor agent of a residual policy: its move's logit gets a trained bonus (a new run only)."""
-    advice_scale: float = 5.0
-    """Advice: the starting weight of the advised move's logit."""
-    value_warmup: int = 0
-    """Learner steps at the start of a new run in which only the critic learns (the actor is frozen)."""
-    resume: str | None = None
-    """Continue the run in this directory from its checkpoint.pt (its arguments; only the
-    budget, threads, evaluation and checkpoint options may change)."""
-
-
-#: Options that may differ when resuming.
-RESUME_OVERRIDES = {
-    "total_timesteps",
-    "minutes",
-    "rollout_threads",
-    "update_threads",
-    "eval_every",
-    "eval_games",
-    "eval_opponents",
-    "checkpoint_minutes",
-    "resume",
-}
+from training import config
+from training.args import Args
+from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
+from training.final_eval import final_evaluation
+from training.imitation import imitation_pretrain
+from training.plan import Plan, make_plan
+from training.plots import plot_learning_curve
 
 
 # -- the network -------------------------------------------------------------------------
-def make_policy(rules, hidden: list[int], advice_scale: float | None = None):
+def make_policy(rules, hidden: list[int], advice_scale: float | None = None, activation: str = "relu"):
     """An untrained :class:`agents.networks.ActionFeaturePolicy` for ``rules`` (an
-    :class:`agents.networks.AdvisedPolicy` with ``advice_scale``): the network this learner
-    trains and the play format describes. An advised network's observations carry the advised
-    move as one more column, which only its logits read (:mod:`agents.advice`)."""
+    :class:`agents.networks.AdvisedPolicy` with ``advice_scale``; ``activation``: ``relu`` or
+    ``tanh``): the network this learner trains and the play format describes. An advised
+    network's observations carry the advised move as one more column, which only its logits
+    read (:mod:`agents.advice`)."""
     from gymnasium import spaces
 
     from agents.checkpoint import rules_to_dict
@@ -190,7 +107,7 @@ def make_policy(rules, hidden: list[int], advice_scale: float | None = None):
         act_space,
         lambda _: 0.0,
         net_arch={"pi": hidden, "vf": hidden},
-        activation_fn=torch.nn.ReLU,
+        activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation],
         action_rules=rules_to_dict(rules),
         **extra,
     )
@@ -525,69 +442,6 @@ def evaluate(
     return int((result >= 1.0 - 1e-9).sum()), games, int(np.isnan(result).sum())
 
 
-# -- imitation ---------------------------------------------------------------------------
-def demonstrations(
-    teacher, rules, mix, samples: int, seed: int, advisor=None, num_games: int = 512
-) -> dict[str, torch.Tensor | None]:
-    """The decisions of ``teacher`` (an agent name or object) in the learner's seat of
-    ``num_games`` one-round games against ``mix`` (weighted agent names), about ``samples`` of
-    them: ``obs``, the legal moves ``ids``/``valid`` (:func:`legal_moves`), the position of the
-    teacher's move among them (``target``) and the ``advice`` of ``advisor`` (``None`` without)."""
-    from agents.batched import batched
-    from yaniv_env.yaniv.batched.envs import LearnerGames
-
-    games = LearnerGames(rules, num_games, rules.num_players, opponent_mix=mix, episode="round", reward="outcome")
-    obs = games.reset(seed)
-    teacher = batched(teacher, seed=seed, rules=rules)
-    seen, masks_seen, moves_seen, advice_seen = [], [], [], []
-    while len(seen) * num_games < samples:
-        masks = games.action_masks()
-        moves = teacher.act_batch(obs, masks)
-        seen.append(obs.copy()), masks_seen.append(masks), moves_seen.append(moves)
-        advice_seen.append(advise(advisor, obs, masks))
-        obs, *_ = games.step(moves)
-    ids, valid = legal_moves(np.concatenate(masks_seen))
-    return {
-        "obs": torch.as_tensor(np.concatenate(seen)),
-        "ids": ids,
-        "valid": valid,
-        "target": (ids == torch.as_tensor(np.concatenate(moves_seen))[:, None]).long().argmax(1),
-        "advice": None if advisor is None else torch.cat(advice_seen),
-    }
-
-
-def fit_imitation(policy, data: dict, epochs: int, seed: int, learning_rate: float = 1e-3) -> float:
-    """Behaviour cloning: fit the actor to the teacher's moves of :func:`demonstrations`
-    (cross-entropy over the legal moves, ``epochs`` passes in minibatches of 1,024, Adam);
-    the critic is left alone. Returns the share of the decisions on which the fitted actor's
-    arg-max is the teacher's move."""
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    generator = torch.Generator().manual_seed(seed)
-    obs, ids, valid, target, advice = (data[k] for k in ("obs", "ids", "valid", "target", "advice"))
-    policy.set_training_mode(True)
-    for _ in range(epochs):
-        for rows in torch.randperm(len(target), generator=generator).split(1024):
-            own = None if advice is None else advice[rows]
-            log_probs, _ = policy_and_value(policy, obs[rows], ids[rows], valid[rows], advice=own)
-            loss = torch.nn.functional.nll_loss(log_probs, target[rows])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-    with torch.no_grad():
-        log_probs, _ = policy_and_value(policy, obs, ids, valid, advice=advice)
-    return float((log_probs.argmax(1) == target).float().mean())
-
-
-def imitate(policy, rules, args: Args, seed: int, advisor=None) -> float:
-    """Behaviour cloning before PPO (``--pretrain``): the teacher's ``--pretrain-samples``
-    decisions against the agents of ``--opponents`` (``random`` if it names none), fitted for
-    ``--pretrain-epochs`` passes (:func:`demonstrations`, :func:`fit_imitation`). Returns the
-    agreement of the fitted actor with its teacher."""
-    _, mix, _ = split_opponents(args.opponents, args.num_envs)
-    data = demonstrations(args.pretrain, rules, mix, args.pretrain_samples, seed, advisor)
-    return fit_imitation(policy, data, args.pretrain_epochs, seed)
-
-
 # -- saving ------------------------------------------------------------------------------
 def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> None:
     """The play file (:mod:`agents.play_format`) of the policy: ``agents.load`` reads it."""
@@ -600,34 +454,21 @@ def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> Non
         "opponents": args.opponents,
         "reward": args.reward,
         "episode": args.episode,
-        "advice": args.advice,
-        "pretrain": args.pretrain,
-        "init": args.init,
+        "advice": args.advice or None,
+        "pretrain": args.pretrain or None,
+        "init": args.init or None,
         "run_name": path.parent.name,
     }
-    meta = play_metadata(rules, describe_policy(policy), advice=args.advice, timesteps=timesteps, training=training)
+    advice = args.advice or None
+    meta = play_metadata(rules, describe_policy(policy), advice=advice, timesteps=timesteps, training=training)
     atomic_write_bytes(path, play_bytes(meta, policy.state_dict()))
-
-
-def read_checkpoint(path: Path, what: str) -> dict:
-    """A checkpoint.pt of this learner (tensors and numbers only: ``weights_only``, so loading
-    runs no code from it); ``ValueError`` naming ``what`` when it is missing or not one."""
-    import pickle
-
-    try:
-        saved = torch.load(path, weights_only=True)
-    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
-        raise ValueError(f"{what}: cannot read {path.name} as a checkpoint ({str(e).splitlines()[0]})") from None
-    if not isinstance(saved, dict) or not {"policy", "optimizer", "state"} <= saved.keys():
-        raise ValueError(f"{what}: {path.name} is not a checkpoint of training/ppo.py")
-    return saved
 
 
 def initial_weights(path: Path, policy) -> dict:
     """The network weights of ``path`` (a checkpoint.pt or a play file of this learner), checked
     against ``policy``'s shapes: ``ValueError`` naming the first tensor that differs."""
     if path.suffix == ".pt":
-        weights = read_checkpoint(path, f"--init {path}")["policy"]
+        weights = read_ppo_checkpoint(path, f"--init {path}", keys=("policy",))["policy"]
     else:
         import agents
 
@@ -640,44 +481,23 @@ def initial_weights(path: Path, policy) -> dict:
     return weights
 
 
-def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict]) -> None:
+def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict], args: Args) -> None:
     tmp = path.with_suffix(".tmp")
-    torch.save({"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "state": state, "pool": pool}, tmp)
+    saved = {"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "state": state, "pool": pool}
+    torch.save({**saved, "args": dataclasses.asdict(args)}, tmp)
     tmp.replace(path)
 
 
 # -- the main loop -----------------------------------------------------------------------
-def open_run(args: Args, given: set[str] | None) -> tuple[Args, Path, dict | None]:
-    """The run's arguments, directory and checkpoint (``None``: a new run). On ``--resume``,
-    the options named in ``given`` (those of :data:`RESUME_OVERRIDES`) replace the run's own."""
-    if args.resume:
-        run_dir = Path(args.resume)
-        saved = read_checkpoint(run_dir / "checkpoint.pt", f"--resume {run_dir}")
-        try:
-            stored = json.loads((run_dir / "args.json").read_text())
-        except (OSError, ValueError) as e:
-            raise ValueError(f"--resume {run_dir}: cannot read its args.json ({e})") from None
-        changed = {k: getattr(args, k) for k in (given or set()) & RESUME_OVERRIDES}
-        return Args(**{**stored, **changed, "resume": str(run_dir)}), run_dir, saved
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    name = "self" if args.opponents == "self" else "mixed"
-    run_dir = Path(args.output_dir) / (args.run_name or f"ppo_{name}__{args.seed}__{stamp}")
-    if (run_dir / "checkpoint.pt").exists():
-        raise ValueError(f"{run_dir} already holds a run: --resume {run_dir}, or another --run-name")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
-    return args, run_dir, None
-
-
 def make_streams(rules, args: Args, policy, past: PastSelves, saved: dict | None, seed: int) -> list:
     """The rollout's games: self-play games first, then the games against past selves and
     agents (the pool seeded with the saved pool, or the initial network)."""
-    self_games, mix, pool_chance = split_opponents(args.opponents, args.num_envs)
+    self_games, mix, pool_chance = split_opponents(args.opponents, args.n_envs)
     streams: list = []
     if self_games:
         streams.append(SelfPlayStream(rules, self_games, args.episode, args.reward, seed))
-    if self_games < args.num_envs:
-        fixed = LearnerStream(rules, args.num_envs - self_games, mix, args.episode, args.reward, seed + self_games)
+    if self_games < args.n_envs:
+        fixed = LearnerStream(rules, args.n_envs - self_games, mix, args.episode, args.reward, seed + self_games)
         if pool_chance:
             for weights in saved["pool"] if saved is not None else [policy.state_dict()]:
                 past.add(policy, weights)
@@ -754,7 +574,7 @@ def collect(policy, streams: list, num_steps: int, generator: torch.Generator, g
 def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tensor, args: Args) -> np.ndarray:
     """GAE(λ) of every decision, stream by stream (each has its own successor links), on the
     rewards plus the potential-based shaping ``γ Φ(s') - Φ(s)`` (Φ = 0 after an episode)."""
-    T = args.num_steps
+    T = args.n_steps
     B = sum(stream.num_envs for stream in streams)
     potential = (rollout.obs @ hand_weights).numpy()
     out = np.zeros(T * B)
@@ -780,7 +600,7 @@ def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tens
 def update(
     policy, optimizer, rollout: Rollout, adv: np.ndarray, args: Args, generator, actor: bool = True
 ) -> np.ndarray:
-    """``update_epochs`` passes of clipped PPO over the rollout in minibatches; the mean of
+    """``n_epochs`` passes of clipped PPO over the rollout in minibatches; the mean of
     (policy loss, value loss, entropy, clipped fraction). ``actor=False`` (the value warm-up)
     minimises the value loss alone: the actor's weights get no gradient."""
     returns = torch.as_tensor(adv + rollout.values, dtype=torch.float32)
@@ -789,14 +609,14 @@ def update(
     all_ids = torch.cat([torch.nn.functional.pad(ids, (0, width - ids.shape[1])) for ids, _ in rollout.moves])
     all_valid = torch.cat([torch.nn.functional.pad(v, (0, width - v.shape[1])) for _, v in rollout.moves])
     stats = []
-    for _ in range(args.update_epochs):
-        for mb in torch.randperm(len(adv_t), generator=generator).split(args.minibatch_size):
+    for _ in range(args.n_epochs):
+        for mb in torch.randperm(len(adv_t), generator=generator).split(args.batch_size):
             ids, valid = all_ids[mb], all_valid[mb]
             advice = None if rollout.advice is None else rollout.advice[mb]
             log_probs, values = policy_and_value(policy, rollout.obs[mb], ids, valid, advice=advice)
             ratio = (log_probs.gather(1, rollout.choice[mb, None]).squeeze(1) - rollout.logp[mb]).exp()
             a = (adv_t[mb] - adv_t[mb].mean()) / (adv_t[mb].std() + 1e-8) if args.norm_adv else adv_t[mb]
-            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_range, 1 + args.clip_range)).mean()
             v_loss = 0.5 * ((values - returns[mb]) ** 2).mean()
             entropy = masked_entropy(log_probs, valid).mean()
             loss = args.vf_coef * v_loss + (pg_loss - args.ent_coef * entropy if actor else 0.0)
@@ -805,7 +625,7 @@ def update(
             torch.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
-                clipped = ((ratio - 1).abs() > args.clip_coef).float().mean()
+                clipped = ((ratio - 1).abs() > args.clip_range).float().mean()
             stats.append([pg_loss.item(), v_loss.item(), entropy.item(), clipped.item()])
     return np.mean(stats, axis=0)
 
@@ -813,26 +633,30 @@ def update(
 EVAL_COLUMNS = ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
 
 
-def log_evaluation(policy, rules, args: Args, state: dict, path: Path, advisor=None) -> None:
-    """Evaluate the deterministic policy against each of ``--eval-opponents``; append to ``path``."""
+def log_evaluation(policy, plan: Plan, state: dict, advisor=None) -> dict[str, float]:
+    """Evaluate the deterministic policy against each periodic evaluation opponent (the same
+    deals every time); append to the run's ``eval.csv``; the game win rate of each."""
     from agents.evaluation import wilson
 
+    path = plan.run_dir / "eval.csv"
     if not path.exists():
         with path.open("w", newline="") as f:
             csv.writer(f).writerow(EVAL_COLUMNS)
     policy.set_training_mode(False)
-    torch.set_num_threads(args.rollout_threads)
-    rows = []
-    for k, opp in enumerate(n for n in args.eval_opponents.split(",") if n.strip()):
-        wins, n, unfinished = evaluate(policy, rules, opp, args.eval_games, seed=10_000 * (k + 1), advisor=advisor)
+    torch.set_num_threads(1)
+    rows, rates = [], {}
+    for k, (opp, _) in enumerate(plan.eval_mix):
+        seed = plan.seeds.periodic_evaluation + k
+        wins, n, unfinished = evaluate(policy, plan.rules, opp, plan.args.eval_games, seed=seed, advisor=advisor)
         lo, hi = wilson(wins, n)
+        rates[opp] = wins / n
         rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi, unfinished])
         print(
             f"  eval vs {opp}: {wins / n:.3f} [{lo:.3f}, {hi:.3f}] of {n} games ({unfinished} unfinished)", flush=True
         )
     with path.open("a", newline="") as f:
         csv.writer(f).writerows(rows)
-    sys.stdout.flush()
+    return rates
 
 
 def read_evaluations(path: Path) -> dict[str, list[tuple[int, float, float, float, float]]]:
@@ -867,120 +691,159 @@ def log_progress(
     )
 
 
-def starting_point(policy, optimizer, rules, args: Args, saved: dict | None, advisor=None) -> tuple[dict, list[int]]:
-    """The run's counters and this segment's seeds (sampling, games, past selves), with the
-    network and optimiser set as the segment starts: from the checkpoint ``saved`` when
-    resuming, else from ``--init`` and then ``--pretrain`` (:func:`imitate`)."""
-    state = {"timesteps": 0, "elapsed": 0.0, "segment": 0, "next_eval": 0, "next_snapshot": args.pool_every}
-    if saved is not None:
+def log_scalars(writer, timesteps: int, losses, steps_per_second: float) -> None:
+    """An iteration's losses, entropy, clipped fraction and speed, to TensorBoard."""
+    for name, value in zip(("policy_loss", "value_loss", "entropy", "clip_fraction"), losses, strict=True):
+        writer.add_scalar(f"train/{name}", value, timesteps)
+    writer.add_scalar("time/steps_per_second", steps_per_second, timesteps)
+
+
+def starting_point(policy, optimizer, plan: Plan, advisor=None) -> tuple[dict, dict | None]:
+    """The run's counters, and its checkpoint when resuming, with the network and optimiser
+    set as the segment starts: from the checkpoint when resuming, else from ``--init`` and
+    then ``--pretrain`` (:func:`training.imitation.imitation_pretrain`)."""
+    args = plan.args
+    state = {"timesteps": 0, "elapsed": 0.0, "segment": plan.segment, "next_eval": 0}
+    state.update(next_snapshot=args.pool_every, next_checkpoint=args.checkpoint_every)
+    saved = None
+    if plan.meta is not None:
+        saved = read_ppo_checkpoint(plan.run_dir / PPO_CHECKPOINT, f"--resume {plan.run_dir}")
         policy.load_state_dict(saved["policy"])
         optimizer.load_state_dict(saved["optimizer"])
-        state = {**state, **saved["state"], "segment": int(saved["state"]["segment"]) + 1}
-    elif args.init:
+        state = {**state, **saved["state"], "segment": plan.segment}
+        return state, saved
+    if args.init:
         policy.load_state_dict(initial_weights(Path(args.init), policy))
-    # each segment (a resume starts the next) its own streams: sampling, games, past selves, imitation
-    seeds = [int(x) for x in np.random.SeedSequence([args.seed, state["segment"]]).generate_state(4, np.uint32)]
-    if saved is None and args.pretrain:
-        from yaniv_env.core.cpus import available_cpus
-
-        t0 = time.perf_counter()
-        torch.set_num_threads(args.update_threads or available_cpus())  # the fit is an update: its threads
-        agreement = imitate(policy, rules, args, seeds[3], advisor)
-        print(
-            f"imitated {args.pretrain}: {args.pretrain_samples:,} decisions, {args.pretrain_epochs} epochs, "
-            f"agreement {agreement:.3f} ({time.perf_counter() - t0:.0f} s, not counted in --minutes)",
-            flush=True,
-        )
-    return state, seeds[:3]
+    if args.pretrain:
+        torch.set_num_threads(plan.torch_threads)  # the fit is an update: its threads
+        imitation_pretrain(policy, plan)
+    return state, None
 
 
-def train(args: Args, given: set[str] | None = None) -> dict:
-    """Train (or resume) a run; returns its directory (``run_dir``), the steps of this
-    session (``steps``) and the seconds spent in rollouts, updates and all of it."""
+def train(plan: Plan) -> dict:
+    """Train (or resume) the run of ``plan`` (``--algo ppo``); returns its directory
+    (``run_dir``), the steps of this session (``steps``) and the seconds spent in rollouts,
+    updates and all of it. The budget (``--minutes``) counts the imitation too."""
+    from torch.utils.tensorboard import SummaryWriter
+
     from agents.advice import make_advisor
-    from yaniv_env.core.cpus import available_cpus
-    from yaniv_env.yaniv.rules import get_rules
 
-    args, run_dir, saved = open_run(args, given)
-    rules = get_rules(args.rules, args.num_players)
-    torch.manual_seed(args.seed)  # the network's initial weights
-    hidden = [int(x) for x in args.hidden.split(",") if x.strip()]
-    policy = make_policy(rules, hidden, args.advice_scale if args.advice else None)
+    args, rules, run_dir = plan.args, plan.rules, plan.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if plan.meta is None:
+        (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
+    torch.manual_seed(plan.seeds.training)  # the network's initial weights
+    policy = make_policy(
+        rules, config.net_arch(args.net_arch), args.advice_scale if args.advice else None, args.activation
+    )
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
-    advisor = make_advisor(args.advice, rules, seed=args.seed) if args.advice else None
-    state, (sampling_seed, games_seed, pool_seed) = starting_point(policy, optimizer, rules, args, saved, advisor)
-    generator = torch.Generator().manual_seed(sampling_seed)
-    past = PastSelves(args.pool_size, pool_seed, advisor)
-    streams = make_streams(rules, args, policy, past, saved, games_seed)
+    advisor = make_advisor(args.advice, rules, seed=plan.seeds.advice) if args.advice else None
+    clock = time.perf_counter()
+    state, saved = starting_point(policy, optimizer, plan, advisor)
+    start_elapsed, first_step = state["elapsed"], state["timesteps"]
+    generator = torch.Generator().manual_seed(plan.seeds.sampling)
+    past = PastSelves(args.pool_size, plan.seeds.pool, advisor)
+    streams = make_streams(rules, args, policy, past, saved, plan.seeds.environments)
     hand_weights = hand_potential_weights(rules, args.shaping)
+    writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
 
     def save() -> None:
-        save_checkpoint(run_dir / "checkpoint.pt", policy, optimizer, state, [m.state_dict() for m, _ in past.members])
+        pool = [m.state_dict() for m, _ in past.members]
+        save_checkpoint(run_dir / PPO_CHECKPOINT, policy, optimizer, state, pool, args)
         save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], args)
 
-    budget = args.minutes * 60 if args.minutes is not None else math.inf
-    steps = args.num_envs * args.num_steps
-    print(f"run: {run_dir}; PPO vs {args.opponents}, {args.num_envs} games x {args.num_steps} steps per rollout")
+    budget = plan.budget if plan.budget is not None else math.inf
+    total = plan.total if plan.total is not None else math.inf
+    steps = args.n_envs * args.n_steps
+    print(f"run: {run_dir}; PPO vs {args.opponents}, {args.n_envs} games x {args.n_steps} steps per rollout")
     sys.stdout.flush()
-    clock = last_save = time.perf_counter()
-    start_elapsed, first_step = state["elapsed"], state["timesteps"]
     timing = {"rollout": 0.0, "update": 0.0}
-    while state["timesteps"] < args.total_timesteps and state["elapsed"] < budget:
+    state["elapsed"] = start_elapsed + time.perf_counter() - clock
+    while state["timesteps"] < total and state["elapsed"] < budget:
         if args.eval_every and state["timesteps"] >= state["next_eval"]:
-            log_evaluation(policy, rules, args, state, run_dir / "eval.csv", advisor)
+            for opp, rate in log_evaluation(policy, plan, state, advisor).items():
+                writer.add_scalar(f"eval/{opp}_game_win_rate", rate, state["timesteps"])
             state["next_eval"] = state["timesteps"] + args.eval_every
         t0 = time.perf_counter()
         policy.set_training_mode(False)
-        torch.set_num_threads(args.rollout_threads)
-        rollout = collect(policy, streams, args.num_steps, generator, args.gamma, advisor)
+        torch.set_num_threads(1)  # small matrix products: one thread is fastest
+        rollout = collect(policy, streams, args.n_steps, generator, args.gamma, advisor)
         adv = advantages(policy, rollout, streams, hand_weights, args)
         t1 = time.perf_counter()
         policy.set_training_mode(True)
-        torch.set_num_threads(args.update_threads or available_cpus())
+        torch.set_num_threads(plan.torch_threads)
         actor = state["timesteps"] >= args.value_warmup  # the warm-up counts from the run's first step
-        _, value_loss, entropy, clipped = update(policy, optimizer, rollout, adv, args, generator, actor)
+        losses = update(policy, optimizer, rollout, adv, args, generator, actor)
         t2 = time.perf_counter()
         timing["rollout"] += t1 - t0
         timing["update"] += t2 - t1
         state["timesteps"] += steps
         state["elapsed"] = start_elapsed + t2 - clock
-        log_progress(
-            state, streams, steps, (t1 - t0, t2 - t1), (value_loss, entropy, clipped), policy, rollout.followed
-        )
+        log_progress(state, streams, steps, (t1 - t0, t2 - t1), tuple(losses[1:]), policy, rollout.followed)
+        log_scalars(writer, state["timesteps"], losses, steps / (t2 - t0))
         if past.members and state["timesteps"] >= state["next_snapshot"]:
             past.add(policy)
             state["next_snapshot"] = state["timesteps"] + args.pool_every
-        if t2 - last_save >= args.checkpoint_minutes * 60:
+        if state["timesteps"] >= state["next_checkpoint"]:
             save()
-            last_save = t2
+            state["next_checkpoint"] = state["timesteps"] + args.checkpoint_every
     if args.eval_every:
-        log_evaluation(policy, rules, args, state, run_dir / "eval.csv", advisor)
+        log_evaluation(policy, plan, state, advisor)
     save()
-    print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / 'checkpoint.pt'}", flush=True)
+    writer.close()
+    print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / PPO_CHECKPOINT}", flush=True)
     return {
         "run_dir": run_dir,
         "steps": state["timesteps"] - first_step,
         "seconds": time.perf_counter() - clock,
         "rollout_seconds": timing["rollout"],
         "update_seconds": timing["update"],
-        "flops_per_step": flops_per_step(policy, args.update_epochs, args.minibatch_size),
+        "flops_per_step": flops_per_step(policy, args.n_epochs, args.batch_size),
     }
 
 
-def parse_args(argv: list[str] | None = None) -> tuple[Args, set[str]]:
-    """The arguments, and the names given on the command line."""
-    from training import config
+def run(plan: Plan) -> int:
+    """``yaniv train --algo ppo``: :func:`train`, then the learning curve and the final
+    evaluation against the baselines as ``yaniv train`` ends; 130 when interrupted."""
+    old_term = signal.getsignal(signal.SIGTERM)
 
-    parser = config.build_parser(Args)
-    parser.prog = "python -m training.ppo"
-    parser.description = "Train a Yaniv agent with the lean PPO of training/ppo.py (see its docstring)."
-    args = Args(**vars(parser.parse_args(argv)))
-    return args, set(vars(config.build_parser(Args, suppress=True).parse_args(argv)))
+    def _sigterm(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _sigterm)
+    try:
+        result = train(plan)
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted; continue from the last checkpoint with: yaniv train --resume {plan.run_dir}",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+    args = plan.args
+    rules = plan.rules
+    title = f"lean PPO on Yaniv — {rules.name}, {rules.num_players} players ({plan.run_dir.name})"
+    plot = plot_learning_curve(
+        plan.run_dir, plan.run_dir / "learning_curve.png", title, f"{args.reward}, per {args.episode}"
+    )
+    print(f"trained {result['steps']:,} steps in {result['seconds'] / 60:.1f} min this session")
+    if plot:
+        print(f"learning curve: {plot}")
+    if args.final_eval_games <= 0:
+        return 0
+    return final_evaluation(plan, plan.run_dir / "model.safetensors")
 
 
 def main(argv: list[str] | None = None) -> int:
-    train(*parse_args(argv))
-    return 0
+    """``python -m training.ppo ...``: ``yaniv train --algo ppo ...``; 2 for bad arguments."""
+    args, given = config.parse_args(Args, ["--algo", "ppo", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        plan = make_plan(args, given)
+    except ValueError as e:
+        print(f"python -m training.ppo: error: {e}", file=sys.stderr)
+        return 2
+    return run(plan)
 
 
 if __name__ == "__main__":

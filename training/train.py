@@ -94,6 +94,8 @@ Modules
 :mod:`training.callbacks`      progress, periodic evaluation, league, checkpoints, budget
 :mod:`training.run_state`      the run's directory, league, elapsed time and logs
 :mod:`training.plots`          ``learning_curve.png``
+:mod:`training.final_eval`     the final evaluation against the baselines
+:mod:`training.ppo`            ``--algo ppo``: the lean PPO on the batched engine, the same phases
 =============================  =============================================================
 
 What the ten-minute default does (standard rules, 2 players; figures: ``docs/training.md``)
@@ -123,7 +125,6 @@ import random
 import signal
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -131,14 +132,13 @@ from sb3_contrib import MaskablePPO
 from torch import nn
 
 from agents.advice import AdvisedPolicy
-from agents.evaluation import evaluate, whole_deals
-from agents.evaluation.reports import final_table
 from agents.trained import ActionFeaturePolicy, export_for_play, load_model, rules_to_dict
-from training import callbacks, config
+from training import callbacks, config, ppo
 from training.args import ConfigError
 from training.envs import make_train_venv
+from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
-from training.league import format_mix, parse_mix
+from training.league import format_mix
 from training.plan import Plan, make_plan
 from training.plots import plot_learning_curve
 from training.run_state import Run
@@ -158,12 +158,15 @@ def train(args, given: set[str] | None = None) -> int:
 
 
 def run(plan: Plan) -> int:
-    """The phases of a run in order: imitation, PPO, the play file, the final evaluation."""
+    """The phases of a run in order: imitation, PPO, the play file, the final evaluation
+    (``--algo ppo``: :func:`training.ppo.run`, the same phases)."""
     torch.set_num_threads(plan.torch_threads)
     if plan.kind == "batched":  # before the budget's clock starts: a first run compiles for about a minute
         from agents.evaluation.batched_runner import compile_kernels  # loads Numba: only for the batched engine
 
         compile_kernels(plan.rules, announce=True, search=plan.meta is None and plan.args.pretrain == "search_fast")
+    if plan.args.algo == "ppo":
+        return ppo.run(plan)
     (plan.run_dir / "monitor").mkdir(parents=True, exist_ok=True)
     run_state = Run(plan)
     if plan.meta is None:
@@ -180,7 +183,7 @@ def run(plan: Plan) -> int:
     done = model.num_timesteps
     announce(plan, done)
     if plan.meta is None and plan.args.pretrain:
-        run_state.pretrain = imitation_pretrain(model, plan)
+        run_state.pretrain = imitation_pretrain(model.policy, plan)
     ppo_start = time.time()
     status = learn(plan, run_state, model, venv)
     if status:
@@ -300,45 +303,3 @@ def finish(plan: Plan, run_state: Run, model, done: int, ppo_seconds: float) -> 
     if args.final_eval_games <= 0:
         return 0
     return final_evaluation(plan, model_path)
-
-
-def final_evaluation(plan: Plan, model_path: Path) -> int:
-    """Evaluate the model against each baseline with :func:`agents.evaluation.evaluate`
-    (duplicate format, on the deals of ``--seed``), save the tables as
-    ``final_eval.{txt,json}`` and ``final_eval_vs_*.csv`` and end with the framed summary table."""
-    args, rules, run_dir = plan.args, plan.rules, plan.run_dir
-    game = get_game(args.game)
-    mix = config.filter_available(parse_mix(args.final_eval_opponents), rules, "final evaluation", False)
-    entrants = [name for name, _ in mix]
-    games = whole_deals(args.final_eval_games, 2, rules.num_players, duplicate=True)
-    unit = "games" if args.final_eval_episode == "game" else f"single-{game.part} games"
-    print(
-        f"\nfinal evaluation: {games} {unit} against each of {', '.join(entrants)} "
-        f"(duplicate format, {plan.eval_workers} workers)"
-    )
-    tables, results = [], {}
-    for opp in entrants:
-        res = evaluate(
-            [("trained", str(model_path)), opp],
-            rules=rules,
-            num_players=rules.num_players,
-            games=games,
-            seed=args.seed,
-            duplicate=True,
-            workers=plan.eval_workers,
-            episode=args.final_eval_episode,
-            progress=args.progress,
-            game=game.name,
-            desc=f"final evaluation vs {opp}",
-        )
-        tables.append(res.table())
-        results[opp] = res
-        res.to_csv(run_dir / f"final_eval_vs_{opp}.csv")
-    (run_dir / "final_eval.json").write_text(
-        json.dumps({opp: json.loads(res.to_json()) for opp, res in results.items()}, indent=1) + "\n"
-    )
-    summary = final_table(results, "trained", model_path, run_dir / "final_eval.txt")
-    (run_dir / "final_eval.txt").write_text("\n\n".join([*tables, summary]) + "\n")
-    print("\n" + "\n\n".join(tables))
-    print("\n" + summary)
-    return 0
