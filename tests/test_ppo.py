@@ -291,3 +291,22 @@ def test_resume_refuses_a_corrupt_checkpoint_naming_the_run(tmp_path):
     (run / "checkpoint.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="--resume .*broken: cannot read checkpoint.pt as a checkpoint"):
         make_plan(Args(resume=str(run)), {"resume"})
+
+
+def test_resume_reads_a_run_from_before_the_shared_options(tmp_path):
+    """A run of the lean learner written before it shared ``yaniv train``'s options (its
+    checkpoint without arguments, its args.json with the old names, from scratch) resumes
+    with its own settings under today's names."""
+    run = tmp_path / "old_run"
+    run.mkdir()
+    torch.save(
+        {"policy": {}, "optimizer": {}, "state": {"timesteps": 4096, "elapsed": 1.0}, "pool": []}, run / "checkpoint.pt"
+    )
+    old = {"opponents": "self:2,past:1", "num_envs": 64, "num_steps": 16, "update_epochs": 3, "minibatch_size": 512}
+    old |= {"clip_coef": 0.1, "hidden": "64,64", "update_threads": 1, "rollout_threads": 1, "checkpoint_minutes": 10.0}
+    (run / "args.json").write_text(json.dumps(old | {"gae_lambda": 0.5, "seed": 4, "output_dir": str(tmp_path)}))
+    args, run_dir, meta = config.resume_args(Args(resume=str(run), minutes=5.0), {"resume", "minutes"})
+    assert (args.algo, args.advice, args.pretrain, args.opponents) == ("ppo", "none", "none", "self:2,past:1")
+    assert (args.n_envs, args.n_steps, args.n_epochs, args.batch_size) == (64, 16, 3, 512)
+    assert (args.clip_range, args.net_arch, args.torch_threads, args.gae_lambda) == (0.1, "64,64", 1, 0.5)
+    assert (args.minutes, args.seed, meta["timesteps"]) == (5.0, 4, 4096)

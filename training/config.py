@@ -17,7 +17,7 @@ import typing
 from pathlib import Path
 
 from agents.trained import checkpoint_game, read_metadata
-from training.args import ALGO_DEFAULTS, GAME_DEFAULTS, RESUME_OVERRIDES
+from training.args import ALGO_DEFAULTS, GAME_DEFAULTS, RESUME_OVERRIDES, SCRATCH_DEFAULTS
 from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
 from training.league import agent_available
 from yaniv_env.games import game_of, get_game
@@ -160,6 +160,36 @@ def net_arch(spec: str) -> list[int]:
     return arch
 
 
+#: The lean learner's option names before it shared ``yaniv train``'s (its runs' args.json).
+LEGACY_PPO_NAMES = {
+    "num_envs": "n_envs",
+    "num_steps": "n_steps",
+    "update_epochs": "n_epochs",
+    "minibatch_size": "batch_size",
+    "clip_coef": "clip_range",
+    "hidden": "net_arch",
+    "update_threads": "torch_threads",
+}
+
+
+def legacy_ppo_args(run_dir: Path) -> dict:
+    """The arguments of a lean-learner run whose checkpoint predates the arguments kept in it,
+    from its args.json under today's names (``rollout_threads`` and ``checkpoint_minutes``
+    are gone: today's defaults apply); without an advisor or imitation unless it had them,
+    as that learner's defaults were."""
+    import json
+
+    try:
+        stored = json.loads((run_dir / "args.json").read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--resume {run_dir}: cannot read its args.json ({e})") from None
+    if not isinstance(stored, dict):
+        raise ValueError(f"--resume {run_dir}: its args.json is not an object")
+    renamed = {LEGACY_PPO_NAMES.get(k, k): v for k, v in stored.items()}
+    base = {**ALGO_DEFAULTS["ppo"], **SCRATCH_DEFAULTS["ppo"], "advice": "none", "pretrain": "none"}
+    return {**base, **renamed, "algo": "ppo"}
+
+
 def resume_args(args, given: set[str]) -> tuple:
     """The arguments of the run in ``args.resume`` with the overrides allowed on resume, its
     directory and its checkpoint's metadata."""
@@ -169,8 +199,9 @@ def resume_args(args, given: set[str]) -> tuple:
         meta = read_metadata(ckpt)
         game = checkpoint_game(meta).name  # runs from before --game are Yaniv runs
     elif lean.is_file():  # a run of --algo ppo: its counters and arguments
-        saved = read_ppo_checkpoint(lean, f"--resume {run_dir}")
-        meta, game = {**saved["state"], "args": saved["args"]}, "yaniv"
+        saved = read_ppo_checkpoint(lean, f"--resume {run_dir}", keys=("policy", "optimizer", "state"))
+        stored = saved["args"] if "args" in saved else legacy_ppo_args(run_dir)
+        meta, game = {**saved["state"], "args": stored}, "yaniv"
     else:
         raise ValueError(f"--resume {run_dir}: no checkpoint at {ckpt} or {lean}")
     stored = dict(meta.get("args") or {})

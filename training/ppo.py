@@ -707,7 +707,9 @@ def starting_point(policy, optimizer, plan: Plan, advisor=None) -> tuple[dict, d
     state.update(next_snapshot=args.pool_every, next_checkpoint=args.checkpoint_every)
     saved = None
     if plan.meta is not None:
-        saved = read_ppo_checkpoint(plan.run_dir / PPO_CHECKPOINT, f"--resume {plan.run_dir}")
+        saved = read_ppo_checkpoint(
+            plan.run_dir / PPO_CHECKPOINT, f"--resume {plan.run_dir}", keys=("policy", "optimizer", "state")
+        )
         policy.load_state_dict(saved["policy"])
         optimizer.load_state_dict(saved["optimizer"])
         state = {**state, **saved["state"], "segment": plan.segment}
