@@ -121,6 +121,12 @@ SCRATCH = S_SUIT_RANKS + NUM_RANKS
 BLOCK_0, BLOCK_1 = np.int64(0), np.int64(SCRATCH)
 
 
+#: The observation's card-count pieces whose starts ``HeuristicTables.card_starts`` holds, and
+#: their indices there.
+CARD_PIECES = ("hand", "takeable", "top", "pending", "drawn", "out_of_play")
+C_HAND, C_TAKEABLE, C_TOP, C_PENDING, C_DRAWN, C_OUT_OF_PLAY = range(len(CARD_PIECES))
+
+
 class HeuristicTables:
     """What the kernel reads for one rule set and player count."""
 
@@ -134,9 +140,7 @@ class HeuristicTables:
         self.n = rules.num_players
         self.num_actions = table.num_actions
         self.size = layout.size
-        self.card_starts = np.array(
-            [p[name].start for name in ("hand", "takeable", "top", "pending", "drawn", "out_of_play")], dtype=np.int64
-        )
+        self.card_starts = np.array([p[name].start for name in CARD_PIECES], dtype=np.int64)
         self.known_start = p["known"].start
         self.card_end = p["out_of_play"].start + NUM_KINDS  # the card-count blocks end with out_of_play
         self.slices = {
@@ -838,7 +842,8 @@ def _read_cards(obs, b, card_end, known_start, h_start, n, row, hand, known, n_k
 @numba.njit(cache=True, inline="always")
 def _unseen(row, deck_counts, n, known_start, card_starts, pool):
     """unseen_counts into ``pool``; returns the pool's size and the number of cards out of play."""
-    h_start, top_start, p_start, o_start = card_starts[0], card_starts[2], card_starts[3], card_starts[5]
+    h_start, top_start = card_starts[C_HAND], card_starts[C_TOP]
+    p_start, o_start = card_starts[C_PENDING], card_starts[C_OUT_OF_PLAY]
     out_of_play = np.int64(0)
     for k in range(NUM_KINDS):
         c = deck_counts[k] - row[h_start + k] - row[top_start + k] - row[p_start + k]
@@ -1046,7 +1051,7 @@ def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, unseen, est
     beat, end, pe = est
     rest, sc, takes = ints[1], ints[4], ints[6]
     fs, costs = floats[0], floats[1]
-    h_start, t_start = card_starts[0], card_starts[1]
+    h_start, t_start = card_starts[C_HAND], card_starts[C_TAKEABLE]
     n_takes = 0
     for k in range(NUM_KINDS):
         if row[t_start + k] > 0:
@@ -1159,7 +1164,7 @@ def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, 
         return (BLAST if masks[b, BLAST] else -1), end_start
     if ph > BLAST_PHASE or (ph == ASAF_PHASE and not masks[b, ASAF]) or (ph == SLAM_PHASE and not masks[b, SLAM]):
         return -1, end_start
-    m = _read_cards(obs, b, card_end, known_start, card_starts[0], n, row, hand, known, n_known)
+    m = _read_cards(obs, b, card_end, known_start, card_starts[C_HAND], n, row, hand, known, n_known)
     if m < 0:
         return INCONSISTENT, end_start
     pool_total, out_of_play = _unseen(row, deck_counts, n, known_start, card_starts, pool)
@@ -1182,7 +1187,7 @@ def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, 
     mu = w[W_MU]
     unseen = (pool, pool_total, hist, w)
     if ph == SLAM_PHASE:
-        return _slam(row, card_starts[4], hand, m, rest, beat, end, pe, mu, ir, sc), end_start
+        return _slam(row, card_starts[C_DRAWN], hand, m, rest, beat, end, pe, mu, ir, sc), end_start
     if ph == DRAW_PHASE:
         return _draw(masks, b, hand, m, rest, takes, unseen, beat, end, pe, mu, ir, near, sc, fs, costs), end_start
     est = (beat, end, pe)

@@ -108,8 +108,8 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
     phase; ``scales``: hand size, deck size, turn limit; ``obs`` and ``mask``: one row of work space."""
     card_end, known_start, card_starts, n, ir, milestones, deck_counts, disc_counts, disc_takeable = ht[:9]
     disc_n_takeable, disc_move, num_moves = ht[9], ht[10], ht[11]
-    g = st[0]
-    round_over = rs[2]
+    g = st.g
+    round_over = rs.round_over
     legal = np.empty(K.MAX_LEGAL, np.int64)
     hand_sizes = np.zeros((1, n), np.int64)
     alive = np.zeros((1, n), np.bool_)
@@ -161,7 +161,7 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
             if a < 0 or not mask[0, a]:  # never expected (the batched heuristic hands these to Python)
                 a = legal[0]
         if round_over[b]:
-            K.ranking(st, tb, b, rs[18][b])
+            K.ranking(st, tb, b, rs.places[b])
 
 
 class SearchAgent(AgentBase):

@@ -14,7 +14,6 @@ rules themselves.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import numpy as np
@@ -77,7 +76,7 @@ class Game:
 
     def check_round(self, res, seat) -> str | None:
         """The checks after the decision that ended a round."""
-        rs = tuple(getattr(res, f.name) for f in dataclasses.fields(res))[:-1]
+        rs = K.StepArrays(*(getattr(res, name) for name in K.StepArrays._fields))
         code = check_round_end(
             self.st,
             rs,
@@ -95,8 +94,8 @@ class Game:
 
     def next_round(self) -> None:
         self.rounds += 1
-        self.round_scores[:] = self.st[1][0]
-        self.round_alive[:] = self.st[2][0]
+        self.round_scores[:] = self.st.scores[0]
+        self.round_alive[:] = self.st.alive[0]
         self.round_decisions = 0
 
     def play_to_round_end(self):
@@ -118,29 +117,29 @@ def test_a_whole_game_passes_every_check():
 
 
 def _lose_a_stock_card(game):
-    game.st[0][0, K.G_STOCK_LEN] -= 1
+    game.st.g[0, K.G_STOCK_LEN] -= 1
 
 
 def _duplicate_a_hand_card(game):
-    hand = game.st[4][0, 1]
+    hand = game.st.hands[0, 1]
     hand[int(np.flatnonzero(hand)[0])] += 1
-    game.st[5][0, 1] += 1
+    game.st.hand_len[0, 1] += 1
 
 
 def _replace_a_stock_card(game):
-    game.st[7][0, 0] = (game.st[7][0, 0] + 1) % 52
+    game.st.stock[0, 0] = (game.st.stock[0, 0] + 1) % 52
 
 
 def _miscount_the_pile(game):
-    game.st[9][0, 0] += 1
+    game.st.pile_cnt[0, 0] += 1
 
 
 def _miscount_a_hand(game):
-    game.st[5][0, 1] += 1
+    game.st.hand_len[0, 1] += 1
 
 
 def _stock_cards_to_hand(game):
-    g, hands, hand_len, stock = game.st[0], game.st[4], game.st[5], game.st[7]
+    g, hands, hand_len, stock = game.st.g, game.st.hands, game.st.hand_len, game.st.stock
     while hand_len[0, 1] <= game.rules.hand_size:
         g[0, K.G_STOCK_LEN] -= 1
         hands[0, 1, stock[0, g[0, K.G_STOCK_LEN]]] += 1
@@ -148,15 +147,15 @@ def _stock_cards_to_hand(game):
 
 
 def _move_a_total(game):
-    game.st[1][0, 1] += 3
+    game.st.scores[0, 1] += 3
 
 
 def _pass_the_turn_limit(game):
-    game.st[0][0, K.G_ROUND_TURNS] = game.rules.turn_limit
+    game.st.g[0, K.G_ROUND_TURNS] = game.rules.turn_limit
 
 
 def _pass_the_round_limit(game):
-    game.rounds = game.st[0][0, K.G_ROUND_INDEX] = game.rules.round_limit
+    game.rounds = game.st.g[0, K.G_ROUND_INDEX] = game.rules.round_limit
 
 
 def _miss_a_round_end(game):
@@ -164,15 +163,15 @@ def _miss_a_round_end(game):
 
 
 def _act_from_outside(game):
-    game.st[0][0, K.G_CURRENT] = 7
+    game.st.g[0, K.G_CURRENT] = 7
 
 
 def _play_past_the_end(game):
-    game.st[0][0, K.G_PHASE] = engine.GAME_OVER
+    game.st.g[0, K.G_PHASE] = engine.GAME_OVER
 
 
 def _unknown_phase(game):
-    game.st[0][0, K.G_PHASE] = 99
+    game.st.g[0, K.G_PHASE] = 99
 
 
 #: A corruption of a live game and the check that must name it.
@@ -218,7 +217,7 @@ def test_a_total_changed_wrongly_at_a_round_end_is_caught():
     game, res, seat = _round_end(get_rules("standard", 3))
     p = int(np.argmax(res.points[0]))
     assert res.points[0, p] > 0
-    for arr in (game.st[1], res.scores, res.score_delta):
+    for arr in (game.st.scores, res.scores, res.score_delta):
         arr[0, p] += 1
     assert game.check_round(res, seat) == "totals"
 
@@ -247,12 +246,12 @@ def test_a_missed_milestone_is_caught():
             assert game.check_round(res, seat) is None and not game.eng.done[0]
             game.next_round()
     other = 1 - caller
-    game.st[1][0, other] = game.round_scores[other] = 100 - game.values[other]
+    game.st.scores[0, other] = game.round_scores[other] = 100 - game.values[other]
     assert game.check() is None
     res, seat = game.step()
     assert seat == caller and res.points[0, other] == game.values[other]
     assert game.check_round(res, seat) is None and res.scores[0, other] == 50
-    for arr in (game.st[1], res.scores):
+    for arr in (game.st.scores, res.scores):
         arr[0, other] = 100  # the milestone missed
     res.score_delta[0, other] = game.values[other]
     assert game.check_round(res, seat) == "totals"

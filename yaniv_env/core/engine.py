@@ -1,12 +1,15 @@
-"""What the games' scalar engines share: the fields every new game state starts from.
+"""What the games' scalar engines share: the fields every new game state starts from, the
+error an illegal action raises, the legal-action mask and the scores.
 
 Each game's engine (:mod:`yaniv_env.yaniv.engine`, :mod:`yaniv_env.pis_yedili.engine`) keeps
 its state in a small ``State`` class with ``__slots__`` and changes it through functions;
-:func:`blank_state` fills the fields they have in common, and the engine the rest.
+:func:`blank_state` fills the fields they have in common, and the engine the rest. Each
+engine re-exports :class:`IllegalActionError` and :func:`scores` as its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -33,4 +36,20 @@ def blank_state(state_class: type[S], rules, table, rng: np.random.Generator) ->
     return s
 
 
-__all__ = ["blank_state"]
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state; the state is unchanged."""
+
+
+def action_mask(legal: Sequence[int], num_actions: int) -> np.ndarray:
+    """The action ids ``legal`` as an ``int8`` mask of length ``num_actions``."""
+    mask = np.zeros(num_actions, dtype=np.int8)
+    mask[legal] = 1
+    return mask
+
+
+def scores(s) -> list[int]:
+    """Cumulative scores (a copy)."""
+    return list(s.scores)
+
+
+__all__ = ["IllegalActionError", "action_mask", "blank_state", "scores"]

@@ -73,8 +73,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core import engine as core_engine
 from ..core.cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
-from ..core.engine import blank_state
+from ..core.engine import IllegalActionError, action_mask, blank_state
 from ..core.outcome import Outcome, places
 from ..core.seeding import DEAL, LOTS, RESHUFFLE, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
 from .actions import (
@@ -101,10 +102,6 @@ from .rules import DECK_SIZE, Rules
 OPENING, PLAY, SEVEN_PHASE, ACE_PHASE, DEAL_OVER, GAME_OVER = range(6)
 PHASE_NAMES = ("opening", "play", "seven", "ace", "deal_over", "game_over")
 NUM_DECISION_PHASES = 4
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state; the state is unchanged."""
 
 
 @dataclass
@@ -420,9 +417,7 @@ def legal_actions(s: State) -> list[int]:
 
 def legal_mask(s: State) -> np.ndarray:
     """The legal actions as an ``int8`` mask of length ``table.num_actions``."""
-    mask = np.zeros(s.table.num_actions, dtype=np.int8)
-    mask[legal_actions(s)] = 1
-    return mask
+    return action_mask(legal_actions(s), s.table.num_actions)
 
 
 # -- playing --------------------------------------------------------------------------
@@ -681,9 +676,7 @@ def is_over(s: State) -> bool:
     return s.phase == GAME_OVER
 
 
-def scores(s: State) -> list[int]:
-    """Cumulative scores (a copy)."""
-    return list(s.scores)
+scores = core_engine.scores  # the cumulative scores (a copy), as every game's engine gives them
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.engine import blank_state
+from ..core import engine as core_engine
+from ..core.engine import IllegalActionError, action_mask, blank_state
 from ..core.outcome import Outcome, places
 from ..core.seeding import DEAL, LOTS, RESHUFFLE, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
 from .actions import (
@@ -133,10 +134,6 @@ from .rules import Rules
 DISCARD, DRAW, SLAM_PHASE, ASAF_PHASE, BLAST_PHASE, ROUND_OVER, GAME_OVER = range(7)
 PHASE_NAMES = ("discard", "draw", "slam", "asaf", "blast", "round_over", "game_over")
 NUM_DECISION_PHASES = 5
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state; the state is unchanged."""
 
 
 @dataclass
@@ -586,9 +583,7 @@ def legal_actions(s: State) -> list[int]:
 
 def legal_mask(s: State) -> np.ndarray:
     """The legal actions as an ``int8`` mask of length ``table.num_actions``."""
-    mask = np.zeros(s.table.num_actions, dtype=np.int8)
-    mask[legal_actions(s)] = 1
-    return mask
+    return action_mask(legal_actions(s), s.table.num_actions)
 
 
 # -- playing --------------------------------------------------------------------------
@@ -1038,9 +1033,7 @@ def is_over(s: State) -> bool:
     return s.phase == GAME_OVER
 
 
-def scores(s: State) -> list[int]:
-    """Cumulative scores (a copy)."""
-    return list(s.scores)
+scores = core_engine.scores  # the cumulative scores (a copy), as every game's engine gives them
 
 
 @dataclass(frozen=True)

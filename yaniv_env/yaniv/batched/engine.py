@@ -20,7 +20,7 @@ from ..observation import ObservationLayout
 from ..rewards import SCORE_SCALE, check_reward
 from ..rules import Rules, get_rules
 from . import kernels as K
-from .tables import tables
+from .tables import Tables, tables
 
 REASONS = ("yaniv", "empty_hand", "draw")
 
@@ -115,29 +115,6 @@ class StepResult:
     reset: np.ndarray
 
 
-_RESULT_KINDS = {
-    "acted": (bool, False),
-    "seat": (np.int64, False),
-    "round_over": (bool, False),
-    "game_over": (bool, False),
-    "score_delta": (np.int64, True),
-    "points": (np.int64, True),
-    "hand_totals": (np.int64, True),
-    "winners": (bool, True),
-    "eliminated": (bool, True),
-    "scores": (np.int64, True),
-    "reason": (np.int64, False),
-    "caller": (np.int64, False),
-    "challenger": (np.int64, False),
-    "caller_beaten": (bool, False),
-    "truncated": (bool, False),
-    "game_truncated": (bool, False),
-    "first_player": (np.int64, False),
-    "turns": (np.int64, False),
-    "places": (np.int64, True),
-}
-
-
 class BatchedYaniv:
     """``num_envs`` games of one rule set, stepped together (see the package docstring)."""
 
@@ -162,22 +139,22 @@ class BatchedYaniv:
         self._tb = tables(self.rules)
         B = num_envs
         deck = self.rules.deck_size
-        self._st = (
-            np.zeros((B, K.NG), np.int64),  # g
-            np.zeros((B, n), np.int64),  # scores
-            np.zeros((B, n), np.int8),  # alive
-            np.zeros((B, n), np.int64),  # out_round
-            np.zeros((B, n, NUM_KINDS), np.int8),  # hands
-            np.zeros((B, n), np.int64),  # hand_len
-            np.zeros((B, n, NUM_KINDS), np.int8),  # known
-            np.zeros((B, deck), np.int8),  # stock
-            np.zeros((B, deck), np.int8),  # pile
-            np.zeros((B, NUM_KINDS), np.int8),  # pile_cnt
-            # top: the longest top set is a discarded hand and a card slammed on it, or a set
-            # a Blast completes to one card of each suit
-            np.zeros((B, max(self.rules.hand_size + 1, NUM_SUITS)), np.int8),
-            np.zeros((B, NUM_KINDS), np.int8),  # takeable
-            np.zeros(B, np.uint64),  # keys
+        self._st = K.BatchState(
+            g=np.zeros((B, K.NG), np.int64),
+            scores=np.zeros((B, n), np.int64),
+            alive=np.zeros((B, n), np.int8),
+            out_round=np.zeros((B, n), np.int64),
+            hands=np.zeros((B, n, NUM_KINDS), np.int8),
+            hand_len=np.zeros((B, n), np.int64),
+            known=np.zeros((B, n, NUM_KINDS), np.int8),
+            stock=np.zeros((B, deck), np.int8),
+            pile=np.zeros((B, deck), np.int8),
+            pile_cnt=np.zeros((B, NUM_KINDS), np.int8),
+            # the longest top set is a discarded hand and a card slammed on it, or a set a Blast
+            # completes to one card of each suit
+            top=np.zeros((B, max(self.rules.hand_size + 1, NUM_SUITS)), np.int8),
+            takeable=np.zeros((B, NUM_KINDS), np.int8),
+            keys=np.zeros(B, np.uint64),
         )
         self.game_seeds = np.zeros(B, np.int64)
         self._next_seed = 0
@@ -189,28 +166,28 @@ class BatchedYaniv:
     @property
     def current(self) -> np.ndarray:
         """Seat to act in each game (meaningless where ``done``)."""
-        return self._st[0][:, K.G_CURRENT]
+        return self._st.g[:, K.G_CURRENT]
 
     @property
     def phase(self) -> np.ndarray:
-        return self._st[0][:, K.G_PHASE]
+        return self._st.g[:, K.G_PHASE]
 
     @property
     def scores(self) -> np.ndarray:
-        return self._st[1]
+        return self._st.scores
 
     @property
     def alive(self) -> np.ndarray:
-        return self._st[2].astype(bool)
+        return self._st.alive.astype(bool)
 
     @property
     def round_index(self) -> np.ndarray:
-        return self._st[0][:, K.G_ROUND_INDEX]
+        return self._st.g[:, K.G_ROUND_INDEX]
 
     @property
     def turns(self) -> np.ndarray:
         """Whole turns played in each game (``state.turns``)."""
-        return self._st[0][:, K.G_TURNS]
+        return self._st.g[:, K.G_TURNS]
 
     @property
     def done(self) -> np.ndarray:
@@ -303,12 +280,13 @@ class BatchedYaniv:
             a[rows] = a[source]
         self.game_seeds[rows] = self.game_seeds[source]
 
-    def kernel_state(self) -> tuple:
+    def kernel_state(self) -> tuple[K.BatchState, Tables, K.StepArrays]:
         """``(state, tables, results)`` for compiled code that plays the slots itself (the
-        search's rollouts, :mod:`agents.search_fast`): the state arrays and rule tables the
-        kernels take (:mod:`yaniv_env.yaniv.batched.kernels`, whose docstring lists the arrays)
-        and fresh per-step result arrays (:class:`StepResult`'s fields in order). Writing
-        into the state changes the games; only the kernels' ``apply`` keeps them legal."""
+        search's rollouts, :mod:`agents.search_fast`): the state and rule tables the kernels
+        take (:class:`~yaniv_env.yaniv.batched.kernels.BatchState`,
+        :class:`~yaniv_env.yaniv.batched.tables.Tables`) and fresh per-step result arrays
+        (:class:`~yaniv_env.yaniv.batched.kernels.StepArrays`, :class:`StepResult`'s fields).
+        Writing into the state changes the games; only the kernels' ``apply`` keeps them legal."""
         return self._st, self._tb, self._result_arrays()
 
     # -- reading --------------------------------------------------------------------
@@ -361,7 +339,7 @@ class BatchedYaniv:
     @property
     def hand_sizes(self) -> np.ndarray:
         """int64 [B, n]: cards in each hand."""
-        return self._st[5]
+        return self._st.hand_len
 
     def ranking(self) -> np.ndarray:
         """int64 [B, n]: each game's places (``engine.ranking``)."""
@@ -371,14 +349,14 @@ class BatchedYaniv:
         return out
 
     # -- playing --------------------------------------------------------------------
-    def _result_arrays(self) -> tuple:
+    def _result_arrays(self) -> K.StepArrays:
         B, n = self.num_envs, self.num_players
-        arrays = []
-        for dtype, per_seat in _RESULT_KINDS.values():
-            arrays.append(np.zeros((B, n) if per_seat else B, dtype=dtype))
-        for name in ("seat", "caller", "challenger", "reason"):
-            arrays[list(_RESULT_KINDS).index(name)][:] = -1
-        return tuple(arrays)
+        rs = K.StepArrays(
+            *(np.zeros((B, n) if per_seat else B, dtype=dtype) for dtype, per_seat in K.STEP_ARRAYS.values())
+        )
+        for none in (rs.seat, rs.caller, rs.challenger, rs.reason):
+            none[:] = -1
+        return rs
 
     def step(self, actions) -> StepResult:
         """One decision in every unfinished game (see the package docstring)."""
@@ -429,4 +407,4 @@ def round_rewards(result: StepResult, scheme: str = "score_outcome", episode: st
     return rewards
 
 
-assert [f.name for f in fields(StepResult)][:-1] == list(_RESULT_KINDS)
+assert [f.name for f in fields(StepResult)][:-1] == list(K.StepArrays._fields)

@@ -148,7 +148,8 @@ def check_decision(st, tb, ref, b, round_scores, round_alive, rounds_played, rou
     at the round's start; ``rounds_played``, ``round_decisions``: what the caller counted in
     this game and round. ``scratch`` int64 [2, 53] is working space; ``values`` [n] receives
     each hand's value (for :func:`check_round_end`)."""
-    g, scores, alive, hands, hand_len, pile, pile_cnt = st[0], st[1], st[2], st[4], st[5], st[8], st[9]
+    g, scores, alive, hands, hand_len = st.g, st.scores, st.alive, st.hands, st.hand_len
+    pile, pile_cnt = st.pile, st.pile_cnt
     R = ref.rules
     n = R[F_PLAYERS]
     counts = scratch[0]
@@ -207,7 +208,7 @@ def check_round_end(st, rs, ref, b, actor, round_scores, round_alive, values, ro
     ``rounds_played`` the rounds of the game including this one; ``game_over``: whether
     the engine ended the game; ``expected`` [n] receives the points the round should give.
     Returns the first check broken (``PASSED``: none)."""
-    points = rs[5]
+    points = rs.points
     if not _hand_totals_hold(rs, ref, b, actor, round_alive, values):
         return ROUND_POINTS
     if not _expected_points(rs, ref, b, actor, round_alive, expected):
@@ -222,7 +223,7 @@ def check_round_end(st, rs, ref, b, actor, round_scores, round_alive, values, ro
 def _hand_totals_hold(rs, ref, b, actor, round_alive, values):
     """Whether the reported hand totals are the hands' values, but for the hand the last
     decision changed (a drawn round ends on a draw or a slam; an empty hand scores nothing)."""
-    totals, reason = rs[6], rs[10][b]
+    totals, reason = rs.hand_totals, rs.reason[b]
     for p in range(ref.rules[F_PLAYERS]):
         if not round_alive[p]:
             if totals[b, p] != -1:
@@ -239,7 +240,7 @@ def _hand_totals_hold(rs, ref, b, actor, round_alive, values):
 def _expected_points(rs, ref, b, actor, round_alive, expected):
     """The points the round should give into ``expected``, from its reason and the hand
     totals; returns False when the reason, caller or challenger reported cannot be."""
-    totals, reason = rs[6], rs[10][b]
+    totals, reason = rs.hand_totals, rs.reason[b]
     n = ref.rules[F_PLAYERS]
     for p in range(n):
         expected[p] = 0
@@ -258,7 +259,7 @@ def _expected_call_points(rs, ref, b, round_alive, expected):
     """:func:`_expected_points` after a Yaniv call (reveal or Asaf, beaten caller,
     ``beaten_winners_score``, ``beaten_caller_alone``); also checks the caller could call
     and whether the engine says the caller was beaten."""
-    totals, caller, challenger, beaten = rs[6], rs[11][b], rs[12][b], rs[13][b]
+    totals, caller, challenger, beaten = rs.hand_totals, rs.caller[b], rs.challenger[b], rs.caller_beaten[b]
     R = ref.rules
     n = R[F_PLAYERS]
     if caller < 0 or caller >= n or not round_alive[caller] or totals[b, caller] > R[F_CALL_MAX]:
@@ -300,8 +301,8 @@ def _expected_call_points(rs, ref, b, round_alive, expected):
 def _check_new_totals(st, rs, ref, b, round_scores, round_alive, rounds_played, game_over, expected):
     """The new totals (``TOTALS``) and who passed the score limit, who is out and whether the
     game is over (``LIMITS``), from the ``expected`` points."""
-    scores, alive = st[1], st[2]
-    score_delta, scores_after, turns = rs[4], rs[9], rs[17][b]
+    scores, alive = st.scores, st.alive
+    score_delta, scores_after, turns = rs.score_delta, rs.scores, rs.turns[b]
     R = ref.rules
     size = ref.after_milestone.shape[0]
     left = 0
@@ -325,7 +326,7 @@ def _check_new_totals(st, rs, ref, b, round_scores, round_alive, rounds_played, 
     else:
         over = passed or (R[F_TOTAL_ROUNDS] >= 0 and rounds_played >= R[F_TOTAL_ROUNDS])
     over = over or rounds_played >= R[F_ROUND_LIMIT]
-    if game_over != over or rs[3][b] != over or turns > R[F_TURN_LIMIT]:
+    if game_over != over or rs.game_over[b] != over or turns > R[F_TURN_LIMIT]:
         return LIMITS
     return PASSED
 
@@ -333,6 +334,8 @@ def _check_new_totals(st, rs, ref, b, round_scores, round_alive, rounds_played, 
 #: Game counters of :func:`sweep_games`, in order (``truncated``: rounds cut at
 #: ``turn_limit``; ``yaniv``, ``empty_hand`` and ``draw`` count the other rounds by reason).
 STATS = ("games", "decisions", "rounds", "yaniv", "empty_hand", "draw", "truncated", "games_truncated")
+# their indices; a round of reason r (REASON_*) counts at STAT_YANIV + r
+STAT_GAMES, STAT_DECISIONS, STAT_ROUNDS, STAT_YANIV, _, _, STAT_TRUNCATED, STAT_GAMES_TRUNCATED = range(len(STATS))
 _MOVES = 0x5EED_5EE9  # the stream of a game's moves, apart from its deals
 
 
@@ -343,7 +346,7 @@ def sweep_games(st, tb, rs, ref, games, batch_key, greedy_share, values, low_tak
     ``violations``; ``found[i]`` = (check, game, round, decision) of the first violations
     (rows left at -1: none). Returns the number of violations found."""
     b = np.int64(0)  # not the literal 0: the kernels it is handed to are the env's compiled ones
-    g = st[0]
+    g = st.g
     n = ref.rules[F_PLAYERS]
     buf = np.empty(MAX_LEGAL, np.int64)
     scratch = np.zeros((2, NUM_KINDS), np.int64)
@@ -376,11 +379,11 @@ def sweep_games(st, tb, rs, ref, games, batch_key, greedy_share, values, low_tak
                 a = greedy_pick(buf, count, values, low_take)
             else:
                 a = buf[below(kmix64(moves + _GOLD * np.uint64(decisions + 1)), count)]
-            rs[2][b] = False
+            rs.round_over[b] = False
             apply(st, tb, rs, b, a)
             decisions += 1
             round_decisions += 1
-            if rs[2][b]:
+            if rs.round_over[b]:
                 rounds += 1
                 over = g[b, G_PHASE] == GAME_OVER
                 check = check_round_end(
@@ -388,20 +391,20 @@ def sweep_games(st, tb, rs, ref, games, batch_key, greedy_share, values, low_tak
                 )
                 if check != PASSED:
                     break
-                if rs[14][b]:
-                    stats[6] += 1
+                if rs.truncated[b]:
+                    stats[STAT_TRUNCATED] += 1
                 else:
-                    stats[3 + rs[10][b]] += 1
+                    stats[STAT_YANIV + rs.reason[b]] += 1
                 for p in range(n):
-                    round_scores[p] = st[1][b, p]
-                    round_alive[p] = st[2][b, p]
+                    round_scores[p] = st.scores[b, p]
+                    round_alive[p] = st.alive[b, p]
                 round_decisions = 0
                 if over:
-                    stats[7] += rs[15][b]
+                    stats[STAT_GAMES_TRUNCATED] += rs.game_truncated[b]
                     break
-        stats[0] += 1
-        stats[1] += decisions
-        stats[2] += rounds
+        stats[STAT_GAMES] += 1
+        stats[STAT_DECISIONS] += decisions
+        stats[STAT_ROUNDS] += rounds
         if check != PASSED:
             violations[check] += 1
             if reported < found.shape[0]:

@@ -1,28 +1,9 @@
 """Numba kernels of the batched engine: the scalar engine's rules (:mod:`yaniv_env.yaniv.engine`)
 over struct-of-arrays state, one game at a time inside loops over the batch.
 
-State (``st``, one tuple, see :func:`new_state`), per game ``b``:
-
-==============  ===============  =====================================================
-array           shape            meaning
-==============  ===============  =====================================================
-g               int64 [B, NG]    scalar fields (``G_*`` indices below)
-scores          int64 [B, n]     cumulative totals
-alive           int8 [B, n]      seats still in the game
-out_round       int64 [B, n]     round a seat went out in (-1: in)
-hands           int8 [B, n, 53]  card counts of each hand
-hand_len        int64 [B, n]     cards in each hand
-known           int8 [B, n, 53]  cards each seat is known to hold
-stock           int8 [B, D]      the stock in order (last drawn first), ``G_STOCK_LEN``
-pile            int8 [B, D]      cards below the top set in order, ``G_PILE_LEN``
-pile_cnt        int8 [B, 53]     the same as counts
-top             int8 [B, T]      the top set as laid, ``G_TOP_LEN``
-takeable        int8 [B, 53]     1 for the kinds the next player may take
-keys            uint64 [B]       the game key (:mod:`yaniv_env.core.seeding`)
-==============  ===============  =====================================================
-
-Order matters where it matters in the scalar engine (stock, pile and top are lists there);
-hands and known cards are counts (the scalar engine's list order never shows).
+The state of a batch (``st``) is a :class:`BatchState`, the per-step results (``rs``) a
+:class:`StepArrays`: named tuples of arrays, whose fields the kernels read by name (a
+field's name compiles to the same static index as its position).
 
 Speed: the helpers on a decision's path (legal moves, ``apply`` and what it calls) are
 inlined by Numba (``inline="always"``). Each takes the state and table tuples and unpacks
@@ -34,6 +15,9 @@ decision's time); inlined, Numba drops them. Per-round and per-game work (``_dea
 
 from __future__ import annotations
 
+from collections import namedtuple
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -43,6 +27,22 @@ from ..actions import ASAF, BLAST, CALL_YANIV, DISCARD_BASE, DRAW_STOCK, PASS, S
 from ..cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
 from ..engine import ASAF_PHASE, BLAST_PHASE, DISCARD, DRAW, GAME_OVER, ROUND_OVER, SLAM_PHASE
 from .tables import (
+    O_ALIVE,
+    O_CALLER,
+    O_DRAWN,
+    O_HAND,
+    O_HAND_SIZES,
+    O_KNOWN,
+    O_OUT_OF_PLAY,
+    O_PENDING,
+    O_PHASE,
+    O_ROUND_PROGRESS,
+    O_ROUNDS_LEFT,
+    O_SCORES,
+    O_STOCK,
+    O_TAKEABLE,
+    O_TOP,
+    O_TURN_PLAYER,
     R_ASAF,
     R_BEATEN_CALLER_ALONE,
     R_BEATEN_ZERO,
@@ -77,6 +77,10 @@ from .tables import (
     R_SLAM_JOKER_ON_JOKER,
     R_SLAM_STOCK_ONLY,
     R_TURN_LIMIT,
+    SCALE_HAND_SIZE,
+    SCALE_ROUND_TURNS,
+    SCALE_SCORE,
+    SCALE_STOCK,
 )
 
 # Scalar fields of a game (columns of ``g``).
@@ -105,6 +109,74 @@ from .tables import (
     G_DRAWN_SLAMMABLE,
     NG,
 ) = range(23)
+
+
+class BatchState(NamedTuple):
+    """The state of ``B`` games of one rule set (``n`` seats, ``D`` cards, top sets of up to
+    ``T`` cards), per game ``b``:
+
+    ==============  ===============  =====================================================
+    field           shape            meaning
+    ==============  ===============  =====================================================
+    g               int64 [B, NG]    scalar fields (``G_*`` columns)
+    scores          int64 [B, n]     cumulative totals
+    alive           int8 [B, n]      seats still in the game
+    out_round       int64 [B, n]     round a seat went out in (-1: in)
+    hands           int8 [B, n, 53]  card counts of each hand
+    hand_len        int64 [B, n]     cards in each hand
+    known           int8 [B, n, 53]  cards each seat is known to hold
+    stock           int8 [B, D]      the stock in order (last drawn first), ``G_STOCK_LEN``
+    pile            int8 [B, D]      cards below the top set in order, ``G_PILE_LEN``
+    pile_cnt        int8 [B, 53]     the same as counts
+    top             int8 [B, T]      the top set as laid, ``G_TOP_LEN``
+    takeable        int8 [B, 53]     1 for the kinds the next player may take
+    keys            uint64 [B]       the game key (:mod:`yaniv_env.core.seeding`)
+    ==============  ===============  =====================================================
+
+    Order matters where it matters in the scalar engine (stock, pile and top are lists there);
+    hands and known cards are counts (the scalar engine's list order never shows)."""
+
+    g: np.ndarray
+    scores: np.ndarray
+    alive: np.ndarray
+    out_round: np.ndarray
+    hands: np.ndarray
+    hand_len: np.ndarray
+    known: np.ndarray
+    stock: np.ndarray
+    pile: np.ndarray
+    pile_cnt: np.ndarray
+    top: np.ndarray
+    takeable: np.ndarray
+    keys: np.ndarray
+
+
+#: The arrays one step fills, per game, as ``(dtype, per seat)``: the fields of
+#: :class:`yaniv_env.yaniv.batched.StepResult` but its ``reset`` (the package docstring's table).
+STEP_ARRAYS = {
+    "acted": (np.bool_, False),
+    "seat": (np.int64, False),
+    "round_over": (np.bool_, False),
+    "game_over": (np.bool_, False),
+    "score_delta": (np.int64, True),
+    "points": (np.int64, True),
+    "hand_totals": (np.int64, True),
+    "winners": (np.bool_, True),
+    "eliminated": (np.bool_, True),
+    "scores": (np.int64, True),
+    "reason": (np.int64, False),
+    "caller": (np.int64, False),
+    "challenger": (np.int64, False),
+    "caller_beaten": (np.bool_, False),
+    "truncated": (np.bool_, False),
+    "game_truncated": (np.bool_, False),
+    "first_player": (np.int64, False),
+    "turns": (np.int64, False),
+    "places": (np.int64, True),
+}
+#: The per-step result arrays the kernels fill (``rs``), one field per :data:`STEP_ARRAYS` entry.
+StepArrays = namedtuple("StepArrays", STEP_ARRAYS)
+
 
 # Arguments of the out-of-line _end_round as int64 and bool values, not Python literals: a
 # literal argument makes Numba compile the callee (and all it inlines) once per value.
@@ -175,7 +247,7 @@ def _forget(known, b, p, k):
 @njit(cache=True, inline="always")
 def _set_takeable_of_top(st, tb, b):
     """``engine._takeable_of``: what may be taken from the top set as laid."""
-    g, top, takeable = st[0], st[10], st[11]
+    g, top, takeable = st.g, st.top, st.takeable
     rank = tb.rank
     length = g[b, G_TOP_LEN]
     takeable[b, :] = 0
@@ -210,7 +282,7 @@ def _set_takeable_of_top(st, tb, b):
 @njit(cache=True, inline="always")
 def _pile_top(st, b):
     """Put the top set on the pile (in its order)."""
-    g, pile, pile_cnt, top = st[0], st[8], st[9], st[10]
+    g, pile, pile_cnt, top = st.g, st.pile, st.pile_cnt, st.top
     m = g[b, G_PILE_LEN]
     for i in range(g[b, G_TOP_LEN]):
         k = top[b, i]
@@ -223,7 +295,7 @@ def _pile_top(st, b):
 @njit(cache=True, inline="always")
 def _set_top_discard(st, tb, b, d):
     """The discard ``d`` becomes the top set, with its own takeable cards."""
-    g, top, takeable = st[0], st[10], st[11]
+    g, top, takeable = st.g, st.top, st.takeable
     length = tb.discard_len[d]
     for i in range(length):
         top[b, i] = tb.discard_cards[d, i]
@@ -244,7 +316,8 @@ def _deal(st, tb, b):
     block of ``hand_size`` cards at positions ``p·H ..`` from the drawing end (the list's
     end); the next card is turned face up; the blocks of seats out of the game go to the
     bottom of the stock, in seat order."""
-    g, alive, hands, hand_len, known, stock, pile_cnt = st[0], st[2], st[4], st[5], st[6], st[7], st[9]
+    g, alive, hands, hand_len, known = st.g, st.alive, st.hands, st.hand_len, st.known
+    stock, pile_cnt = st.stock, st.pile_cnt
     R = tb.rules
     n = R[R_PLAYERS]
     H = R[R_HAND_SIZE]
@@ -256,7 +329,7 @@ def _deal(st, tb, b):
         for _ in range(R[R_JOKERS_PER_DECK]):
             stock[b, m] = JOKER
             m += 1
-    shuffle(stock[b], m, stream_key(st[12][b], g[b, G_ROUND_INDEX], DEAL, 0))
+    shuffle(stock[b], m, stream_key(st.keys[b], g[b, G_ROUND_INDEX], DEAL, 0))
     hands[b, :, :] = 0
     known[b, :, :] = 0
     hand_len[b, :] = 0
@@ -272,7 +345,7 @@ def _deal(st, tb, b):
         if alive[b, p]:
             hand_len[b, p] = H
     rest = m - n * H - 1
-    st[10][b, 0] = stock[b, rest]
+    st.top[b, 0] = stock[b, rest]
     for i in range(rest - 1, -1, -1):  # the rest moves up above the blocks of the seats out
         stock[b, i + e] = stock[b, i]
     for i in range(e):
@@ -300,11 +373,11 @@ def _deal(st, tb, b):
 def _reshuffle(st, b):
     """The stock ran out: the pile, shuffled by the round's ``RESHUFFLE`` stream of index
     ``G_RESHUFFLES`` (the reshuffles so far this round), becomes the stock."""
-    g, stock, pile, pile_cnt = st[0], st[7], st[8], st[9]
+    g, stock, pile, pile_cnt = st.g, st.stock, st.pile, st.pile_cnt
     m = g[b, G_PILE_LEN]
     for i in range(m):
         stock[b, i] = pile[b, i]
-    shuffle(stock[b], m, stream_key(st[12][b], g[b, G_ROUND_INDEX], RESHUFFLE, g[b, G_RESHUFFLES]))
+    shuffle(stock[b], m, stream_key(st.keys[b], g[b, G_ROUND_INDEX], RESHUFFLE, g[b, G_RESHUFFLES]))
     g[b, G_RESHUFFLES] += 1  # an empty pile counts too
     g[b, G_STOCK_LEN] = m
     g[b, G_PILE_LEN] = 0
@@ -314,15 +387,15 @@ def _reshuffle(st, b):
 @njit(cache=True, inline="always")
 def _tie_lot(st, b, count):
     """Lots among ``count`` tied round winners: the round's ``LOTS`` stream, index 1."""
-    return lot(count, stream_key(st[12][b], st[0][b, G_ROUND_INDEX], LOTS, 1))
+    return lot(count, stream_key(st.keys[b], st.g[b, G_ROUND_INDEX], LOTS, 1))
 
 
 @njit(cache=True)
 def new_game(st, tb, b, key):
     """Start a new game with ``key`` in slot ``b``: first player by lots, first deal."""
-    g, scores, alive, out_round = st[0], st[1], st[2], st[3]
+    g, scores, alive, out_round = st.g, st.scores, st.alive, st.out_round
     n = tb.rules[R_PLAYERS]
-    st[12][b] = key
+    st.keys[b] = key
     g[b, :] = 0
     scores[b, :] = 0
     alive[b, :] = 1
@@ -339,7 +412,7 @@ def new_game(st, tb, b, key):
 @njit(cache=True, inline="always")
 def legal_list(st, tb, b, out):
     """Write the legal ids of game ``b``'s acting seat into ``out``; return how many."""
-    g, takeable = st[0], st[11]
+    g, takeable = st.g, st.takeable
     phase = g[b, G_PHASE]
     c = 0
     if phase == DISCARD:
@@ -376,7 +449,7 @@ def _legal_discards(st, tb, b, out):
     """``engine.legal_actions`` at a discard, in this order (random play picks by position):
     a joker, then suit by suit its single cards and runs, Yaniv when the hand allows it,
     then the sets (:func:`_legal_sets`)."""
-    g, hands, hand_len = st[0], st[4], st[5]
+    g, hands, hand_len = st.g, st.hands, st.hand_len
     R = tb.rules
     p = g[b, G_CURRENT]
     hand = hands[b, p]
@@ -490,7 +563,7 @@ def first_illegal(st, tb, actions):
     """The first game whose action is not legal (finished games take none), else -1."""
     buf = np.empty(MAX_LEGAL, dtype=np.int64)
     for b in range(actions.shape[0]):
-        if st[0][b, G_PHASE] == GAME_OVER or actions[b] < 0:
+        if st.g[b, G_PHASE] == GAME_OVER or actions[b] < 0:
             continue
         a = actions[b]
         ok = False
@@ -509,7 +582,7 @@ def first_illegal(st, tb, actions):
 @njit(cache=True, inline="always")
 def _holds_missing(st, b, seat, rank):
     """Whether ``seat`` holds every card of ``rank`` missing from the top set."""
-    g, hands, top = st[0], st[4], st[10]
+    g, hands, top = st.g, st.hands, st.top
     for suit in range(NUM_SUITS):
         k = suit * NUM_RANKS + rank
         if not _in_top(top, b, g[b, G_TOP_LEN], k) and hands[b, seat, k] == 0:
@@ -520,7 +593,7 @@ def _holds_missing(st, b, seat, rank):
 @njit(cache=True, inline="always")
 def _blast_answers(st, b, seat, missing):
     """Whether ``seat`` answers a private Blast window (in, with enough cards)."""
-    return st[2][b, seat] != 0 and st[5][b, seat] >= missing
+    return st.alive[b, seat] != 0 and st.hand_len[b, seat] >= missing
 
 
 @njit(cache=True, inline="always")
@@ -528,7 +601,7 @@ def _offer_blast(st, tb, b):
     """``engine._offer_blast``: between turns, open the Blast window on the top set: with
     private windows to every seat in with enough cards, in turn from the turn player
     (unless a missing card is in the pile); else to the first seat holding the cards."""
-    g, alive, top, pile_cnt = st[0], st[2], st[10], st[9]
+    g, alive, top, pile_cnt = st.g, st.alive, st.top, st.pile_cnt
     R = tb.rules
     if not R[R_BLAST] or g[b, G_TOP_FLASHED] or g[b, G_TOP_LEN] >= NUM_SUITS:
         return
@@ -576,7 +649,7 @@ def _in_top(top, b, length, k):
 def apply(st, tb, rs, b, a):
     """Play the (legal) action ``a`` in game ``b``; a finished round fills ``rs`` at ``b``
     and the next round is dealt."""
-    g = st[0]
+    g = st.g
     phase = g[b, G_PHASE]
     g[b, G_DECISIONS] += 1
     if phase == DISCARD:
@@ -597,7 +670,7 @@ def apply(st, tb, rs, b, a):
 
 @njit(cache=True, inline="always")
 def _apply_discard(st, tb, rs, b, a):
-    g, hands, hand_len, known = st[0], st[4], st[5], st[6]
+    g, hands, hand_len, known = st.g, st.hands, st.hand_len, st.known
     R = tb.rules
     p = g[b, G_CURRENT]
     if a == CALL_YANIV:
@@ -605,7 +678,7 @@ def _apply_discard(st, tb, rs, b, a):
         g[b, G_CALLER] = p
         if R[R_ASAF]:
             g[b, G_PHASE] = ASAF_PHASE
-            g[b, G_CURRENT] = _next_alive(st[2], b, p, R[R_PLAYERS])
+            g[b, G_CURRENT] = _next_alive(st.alive, b, p, R[R_PLAYERS])
         else:
             _end_round(st, tb, rs, b, REASON_YANIV, p, NOBODY, NOBODY, NOT_TRUNCATED)
         return
@@ -627,7 +700,7 @@ def _apply_discard(st, tb, rs, b, a):
 
 @njit(cache=True, inline="always")
 def _apply_draw(st, tb, rs, b, a):
-    g, hands, hand_len, known, stock, top = st[0], st[4], st[5], st[6], st[7], st[10]
+    g, hands, hand_len, known, stock, top = st.g, st.hands, st.hand_len, st.known, st.stock, st.top
     R = tb.rules
     p = g[b, G_CURRENT]
     if a == DRAW_STOCK:
@@ -677,17 +750,17 @@ def _apply_draw(st, tb, rs, b, a):
 @njit(cache=True, inline="always")
 def _throw_on_top(st, b, p, card):
     """``p`` adds ``card`` from its hand to the top set (a slam-down or a Blast)."""
-    g = st[0]
-    st[4][b, p, card] -= 1
-    st[5][b, p] -= 1
-    _forget(st[6], b, p, card)
-    st[10][b, g[b, G_TOP_LEN]] = card
+    g = st.g
+    st.hands[b, p, card] -= 1
+    st.hand_len[b, p] -= 1
+    _forget(st.known, b, p, card)
+    st.top[b, g[b, G_TOP_LEN]] = card
     g[b, G_TOP_LEN] += 1
 
 
 @njit(cache=True, inline="always")
 def _apply_slam(st, tb, rs, b, a):
-    g, hand_len = st[0], st[5]
+    g, hand_len = st.g, st.hand_len
     p = g[b, G_CURRENT]
     if a == SLAM:
         _throw_on_top(st, b, p, g[b, G_DRAWN])
@@ -702,7 +775,7 @@ def _apply_slam(st, tb, rs, b, a):
 
 @njit(cache=True, inline="always")
 def _end_turn(st, tb, rs, b):
-    g = st[0]
+    g = st.g
     g[b, G_TURNS] += 1
     g[b, G_ROUND_TURNS] += 1
     g[b, G_DRAWN] = -1
@@ -713,7 +786,7 @@ def _end_turn(st, tb, rs, b):
     if g[b, G_ROUND_TURNS] >= tb.rules[R_TURN_LIMIT]:
         _end_round(st, tb, rs, b, REASON_DRAW, NOBODY, NOBODY, NOBODY, TRUNCATED)
         return
-    nxt = _next_alive(st[2], b, g[b, G_TURN_PLAYER], tb.rules[R_PLAYERS])
+    nxt = _next_alive(st.alive, b, g[b, G_TURN_PLAYER], tb.rules[R_PLAYERS])
     g[b, G_TURN_PLAYER] = nxt
     g[b, G_CURRENT] = nxt
     g[b, G_PHASE] = DISCARD
@@ -722,7 +795,7 @@ def _end_turn(st, tb, rs, b):
 
 @njit(cache=True, inline="always")
 def _apply_blast(st, tb, rs, b, a):
-    g, hand_len, top = st[0], st[5], st[10]
+    g, hand_len, top = st.g, st.hand_len, st.top
     p = g[b, G_CURRENT]
     if a == BLAST:
         rank = g[b, G_BLAST_RANK]
@@ -752,13 +825,13 @@ def _apply_blast(st, tb, rs, b, a):
 
 @njit(cache=True, inline="always")
 def _apply_asaf(st, tb, rs, b, a):
-    g = st[0]
+    g = st.g
     p = g[b, G_CURRENT]
     caller = g[b, G_CALLER]
     if a == ASAF:
         _end_round(st, tb, rs, b, REASON_YANIV, caller, p, NOBODY, NOT_TRUNCATED)
         return
-    nxt = _next_alive(st[2], b, p, tb.rules[R_PLAYERS])
+    nxt = _next_alive(st.alive, b, p, tb.rules[R_PLAYERS])
     if nxt == caller:
         _end_round(st, tb, rs, b, REASON_YANIV, caller, NOBODY, NOBODY, NOT_TRUNCATED)
     else:
@@ -789,8 +862,8 @@ def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
     """``engine._end_round``: every hand revealed and scored, the points added with their
     milestones, players past the limit out or the game over; the round recorded in ``rs``
     at ``b`` and the next round's first player chosen."""
-    g, scores, alive, hands = st[0], st[1], st[2], st[4]
-    points, totals, winners, eliminated = rs[5], rs[6], rs[7], rs[8]
+    g, scores, alive, hands = st.g, st.scores, st.alive, st.hands
+    points, totals, winners, eliminated = rs.points, rs.hand_totals, rs.winners, rs.eliminated
     R = tb.rules
     n = R[R_PLAYERS]
     for p in range(n):
@@ -824,7 +897,7 @@ def _end_round(st, tb, rs, b, reason, caller, challenger, empty, truncated):
 @njit(cache=True, inline="always")
 def _others_add_hands(st, tb, rs, b, seat):
     """``engine._others_add_hands`` into the points of ``rs`` at ``b``."""
-    alive, points, totals = st[2], rs[5], rs[6]
+    alive, points, totals = st.alive, rs.points, rs.hand_totals
     for p in range(tb.rules[R_PLAYERS]):
         if alive[b, p] and p != seat:
             points[b, p] = totals[b, p]
@@ -833,7 +906,7 @@ def _others_add_hands(st, tb, rs, b, seat):
 @njit(cache=True, inline="always")
 def _score_asaf_duel(st, tb, rs, b, caller, challenger):
     """``engine._score_asaf_duel`` into ``rs`` at ``b``; returns whether the caller is beaten."""
-    points, totals, winners = rs[5], rs[6], rs[7]
+    points, totals, winners = rs.points, rs.hand_totals, rs.winners
     R = tb.rules
     _others_add_hands(st, tb, rs, b, caller)
     beaten = challenger >= 0 and totals[b, challenger] <= totals[b, caller]
@@ -855,7 +928,7 @@ def _score_asaf_duel(st, tb, rs, b, caller, challenger):
 @njit(cache=True, inline="always")
 def _score_reveal(st, tb, rs, b, caller):
     """``engine._score_reveal`` into ``rs`` at ``b``; returns whether the caller is beaten."""
-    alive, points, totals, winners = st[2], rs[5], rs[6], rs[7]
+    alive, points, totals, winners = st.alive, rs.points, rs.hand_totals, rs.winners
     R = tb.rules
     n = R[R_PLAYERS]
     _others_add_hands(st, tb, rs, b, caller)
@@ -879,7 +952,7 @@ def _score_reveal(st, tb, rs, b, caller):
 @njit(cache=True, inline="always")
 def _add_points(st, tb, rs, b):
     """``engine._add_points``, and each seat's change of total into ``rs`` at ``b``."""
-    scores, alive, score_delta, points = st[1], st[2], rs[4], rs[5]
+    scores, alive, score_delta, points = st.scores, st.alive, rs.score_delta, rs.points
     for p in range(tb.rules[R_PLAYERS]):
         before = scores[b, p]
         if alive[b, p] and points[b, p] > 0:
@@ -896,7 +969,7 @@ def _past_limit(R, total):
 @njit(cache=True, inline="always")
 def _eliminate(st, rs, b, p):
     """``engine._eliminate`` of seat ``p``, marked in ``rs`` at ``b``."""
-    g, alive, out_round, eliminated = st[0], st[2], st[3], rs[8]
+    g, alive, out_round, eliminated = st.g, st.alive, st.out_round, rs.eliminated
     alive[b, p] = 0
     out_round[b, p] = g[b, G_ROUND_INDEX]
     eliminated[b, p] = True
@@ -905,7 +978,7 @@ def _eliminate(st, rs, b, p):
 @njit(cache=True, inline="always")
 def _game_ends(st, tb, b, passed):
     """``engine._game_ends`` (``passed``: whether anyone is past the limit)."""
-    g, alive = st[0], st[2]
+    g, alive = st.g, st.alive
     R = tb.rules
     n = R[R_PLAYERS]
     rounds_played = g[b, G_ROUND_INDEX] + 1
@@ -926,34 +999,25 @@ def _game_ends(st, tb, b, passed):
 def _record_round(st, rs, b, reason, caller, challenger, beaten, truncated, game_over):
     """The round's result into ``rs`` at ``b`` (``engine.RoundResult``; the points, totals,
     winners and eliminations are there already)."""
-    g, scores = st[0], st[1]
-    round_over, game_over_out, scores_after, reason_out, caller_out = rs[2], rs[3], rs[9], rs[10], rs[11]
-    challenger_out, beaten_out, truncated_out, game_trunc_out, first_out, turns_out = (
-        rs[12],
-        rs[13],
-        rs[14],
-        rs[15],
-        rs[16],
-        rs[17],
-    )
-    round_over[b] = True
-    game_over_out[b] = game_over
+    g, scores = st.g, st.scores
+    rs.round_over[b] = True
+    rs.game_over[b] = game_over
     for p in range(scores.shape[1]):
-        scores_after[b, p] = scores[b, p]
-    reason_out[b] = reason
-    caller_out[b] = caller
-    challenger_out[b] = challenger
-    beaten_out[b] = beaten
-    truncated_out[b] = truncated
-    game_trunc_out[b] = g[b, G_GAME_TRUNCATED] != 0
-    first_out[b] = g[b, G_FIRST_PLAYER]
-    turns_out[b] = g[b, G_ROUND_TURNS]
+        rs.scores[b, p] = scores[b, p]
+    rs.reason[b] = reason
+    rs.caller[b] = caller
+    rs.challenger[b] = challenger
+    rs.caller_beaten[b] = beaten
+    rs.truncated[b] = truncated
+    rs.game_truncated[b] = g[b, G_GAME_TRUNCATED] != 0
+    rs.first_player[b] = g[b, G_FIRST_PLAYER]
+    rs.turns[b] = g[b, G_ROUND_TURNS]
 
 
 @njit(cache=True, inline="always")
 def _next_first_player(st, tb, rs, b, caller):
     """``engine._next_first_player`` (the winners in ``rs`` at ``b``)."""
-    g, alive, winners = st[0], st[2], rs[7]
+    g, alive, winners = st.g, st.alive, rs.winners
     R = tb.rules
     n = R[R_PLAYERS]
     count = 0
@@ -982,7 +1046,7 @@ def _next_first_player(st, tb, rs, b, caller):
 @njit(cache=True)
 def ranking(st, tb, b, out):
     """``engine.ranking`` of game ``b`` into ``out[:n]``."""
-    scores, alive, out_round = st[1], st[2], st[3]
+    scores, alive, out_round = st.scores, st.alive, st.out_round
     n = tb.rules[R_PLAYERS]
     last_standing = tb.rules[R_LAST_STANDING]
     for p in range(n):
@@ -1032,7 +1096,7 @@ def greedy_pick(legal, count, values, low_take):
 def count_cards(st, tb, b, out):
     """Add to ``out[k]`` the cards of kind ``k`` anywhere in game ``b`` (hands, stock, pile,
     top set and the discard laid at the draw)."""
-    g, hands, stock, pile, top = st[0], st[4], st[7], st[8], st[10]
+    g, hands, stock, pile, top = st.g, st.hands, st.stock, st.pile, st.top
     for p in range(hands.shape[1]):
         for k in range(hands.shape[2]):
             out[k] += hands[b, p, k]
@@ -1062,8 +1126,8 @@ def card_counts(st, tb, out):
 @njit(cache=True)
 def step(st, tb, rs, actions):
     """One decision per unfinished game (actions already checked legal)."""
-    g = st[0]
-    acted, seat, round_over, places = rs[0], rs[1], rs[2], rs[18]
+    g = st.g
+    acted, seat, round_over, places = rs.acted, rs.seat, rs.round_over, rs.places
     for b in range(actions.shape[0]):
         if g[b, G_PHASE] == GAME_OVER or actions[b] < 0:
             continue
@@ -1077,54 +1141,45 @@ def step(st, tb, rs, actions):
 @njit(cache=True)
 def observe(st, tb, b, seat, out):
     """``ObservationLayout.build(state, seat)`` of game ``b`` into ``out`` (float32)."""
-    g, scores, alive, hands, hand_len, known, pile_cnt, top, takeable = (
-        st[0],
-        st[1],
-        st[2],
-        st[4],
-        st[5],
-        st[6],
-        st[9],
-        st[10],
-        st[11],
-    )
+    g, scores, alive, hands, hand_len = st.g, st.scores, st.alive, st.hands, st.hand_len
+    known, pile_cnt, top, takeable = st.known, st.pile_cnt, st.top, st.takeable
     o = tb.obs_offsets
     n = tb.rules[R_PLAYERS]
     out[:] = tb.obs_template
     phase = g[b, G_PHASE]
     deciding = seat == g[b, G_CURRENT]
     for k in range(NUM_KINDS):
-        out[o[0] + k] = hands[b, seat, k]
-        out[o[1] + k] = takeable[b, k]
-        out[o[6] + k] = pile_cnt[b, k]
+        out[o[O_HAND] + k] = hands[b, seat, k]
+        out[o[O_TAKEABLE] + k] = takeable[b, k]
+        out[o[O_OUT_OF_PLAY] + k] = pile_cnt[b, k]
     for i in range(g[b, G_TOP_LEN]):
-        out[o[2] + top[b, i]] += 1
+        out[o[O_TOP] + top[b, i]] += 1
     d = g[b, G_PENDING]
     if phase == DRAW and d >= 0:
         for i in range(tb.discard_len[d]):
-            out[o[3] + tb.discard_cards[d, i]] += 1
+            out[o[O_PENDING] + tb.discard_cards[d, i]] += 1
     if phase == SLAM_PHASE and deciding:
-        out[o[4] + g[b, G_DRAWN]] = 1.0
+        out[o[O_DRAWN] + g[b, G_DRAWN]] = 1.0
     for r in range(1, n):
         q = (seat + r) % n
         for k in range(NUM_KINDS):
-            out[o[5] + (r - 1) * NUM_KINDS + k] = known[b, q, k]
+            out[o[O_KNOWN] + (r - 1) * NUM_KINDS + k] = known[b, q, k]
     scale = tb.obs_scale
     for r in range(n):
         q = (seat + r) % n
-        out[o[7] + r] = hand_len[b, q] * scale[0]
-        out[o[8] + r] = scores[b, q] * scale[1]
-        out[o[9] + r] = 1.0 if alive[b, q] else 0.0
-    out[o[10] + (g[b, G_TURN_PLAYER] - seat) % n] = 1.0
+        out[o[O_HAND_SIZES] + r] = hand_len[b, q] * scale[SCALE_HAND_SIZE]
+        out[o[O_SCORES] + r] = scores[b, q] * scale[SCALE_SCORE]
+        out[o[O_ALIVE] + r] = 1.0 if alive[b, q] else 0.0
+    out[o[O_TURN_PLAYER] + (g[b, G_TURN_PLAYER] - seat) % n] = 1.0
     if phase == ASAF_PHASE and g[b, G_CALLER] >= 0:
-        out[o[11] + (g[b, G_CALLER] - seat) % n] = 1.0
-    out[o[12]] = g[b, G_STOCK_LEN] * scale[2]
-    out[o[13]] = g[b, G_ROUND_TURNS] * scale[3]
+        out[o[O_CALLER] + (g[b, G_CALLER] - seat) % n] = 1.0
+    out[o[O_STOCK]] = g[b, G_STOCK_LEN] * scale[SCALE_STOCK]
+    out[o[O_ROUND_PROGRESS]] = g[b, G_ROUND_TURNS] * scale[SCALE_ROUND_TURNS]
     if deciding and phase < ROUND_OVER:
-        out[o[14] + phase] = 1.0
-    if o[15] >= 0:
+        out[o[O_PHASE] + phase] = 1.0
+    if o[O_ROUNDS_LEFT] >= 0:
         rounds = tb.rules[R_ROUNDS_PER_PLAYER] * n
-        out[o[15]] = np.float32((rounds - g[b, G_ROUND_INDEX]) / rounds)
+        out[o[O_ROUNDS_LEFT]] = np.float32((rounds - g[b, G_ROUND_INDEX]) / rounds)
 
 
 @njit(cache=True)

@@ -97,6 +97,26 @@ OBS_PIECES = (
     "phase",
     "rounds_left",
 )
+(
+    O_HAND,
+    O_TAKEABLE,
+    O_TOP,
+    O_PENDING,
+    O_DRAWN,
+    O_KNOWN,
+    O_OUT_OF_PLAY,
+    O_HAND_SIZES,
+    O_SCORES,
+    O_ALIVE,
+    O_TURN_PLAYER,
+    O_CALLER,
+    O_STOCK,
+    O_ROUND_PROGRESS,
+    O_PHASE,
+    O_ROUNDS_LEFT,
+) = range(len(OBS_PIECES))
+# Indices into the observation scales ``Tables.obs_scale``.
+SCALE_HAND_SIZE, SCALE_SCORE, SCALE_STOCK, SCALE_ROUND_TURNS = range(4)
 
 
 class Tables(NamedTuple):
@@ -118,7 +138,7 @@ class Tables(NamedTuple):
     run_id: np.ndarray  # int64 [4, 13, run_max + 1, 2**run_max, 2]
     obs_offsets: np.ndarray  # int64 [len(OBS_PIECES)] (-1: a piece these rules do not have)
     obs_template: np.ndarray  # float32 [S] (the rules piece filled)
-    obs_scale: np.ndarray  # float64 [4]: 1/hand_size, 1/score_limit, 1/deck_size, 1/turn_limit
+    obs_scale: np.ndarray  # float64 [4] (SCALE_*): 1/hand_size, 1/score_limit, 1/deck_size, 1/turn_limit
 
 
 def rule_values(rules: Rules) -> np.ndarray:
