@@ -214,34 +214,6 @@ TINY = [
 
 
 @rllib
-def test_tiny_training_exports_an_agent_that_plays(tmp_path):
-    """Local Ray, one env runner, two iterations with baseline seats; then resume. The
-    adapter raises MaskViolation on a masked action, so finishing proves none was sampled."""
-    import agents
-    from agents.evaluation import evaluate
-
-    argv = [*TINY, "--num-players", "3", "--opponents", "self:1,heuristic:1", "--env-runners", "1", "--num-cpus", "2"]
-    assert _train([*argv, "--output-dir", str(tmp_path), "--run-name", "r"]) == 0
-    run = tmp_path / "r"
-    status = json.loads((run / "run.json").read_text())
-    assert status["complete"] and status["timesteps"] >= 400
-    rows = (run / "progress.csv").read_text().splitlines()
-    assert len(rows) == 1 + status["iterations"]
-    assert any((run / "tb").iterdir())
-    bot = agents.load(str(run / "agent.safetensors"), num_players=3)
-    assert bot.timesteps == status["timesteps"]
-    res = evaluate([str(run / "agent.safetensors"), "random"], num_players=3, games=3, episode="round")
-    assert res.games == 3
-    with pytest.raises(ValueError, match="2 players"):
-        agents.load(str(run / "agent.safetensors"), num_players=2)
-    # resume: only the budget may change
-    assert _train(["--resume", str(run), "--total-timesteps", "600"]) == 0
-    again = json.loads((run / "run.json").read_text())
-    assert again["complete"] and again["timesteps"] >= 600 and again["iterations"] > status["iterations"]
-    assert _train(["--resume", str(run), "--num-players", "4"]) == 2
-
-
-@rllib
 def test_unreachable_address_is_one_line_and_leaves_nothing(tmp_path, capsys):
     import socket
 
@@ -255,12 +227,16 @@ def test_unreachable_address_is_one_line_and_leaves_nothing(tmp_path, capsys):
 
 
 @rllib
-def test_two_node_cluster_trains_and_shards_a_tournament(tmp_path):
-    """A head and a worker node (one CPU each) on this machine: train-rllib and eval --ray
-    join it through --address; eval --ray gives exactly the results of --workers."""
+def test_two_node_cluster_trains_exports_resumes_and_shards_a_tournament(tmp_path):
+    """A head and a worker node (one CPU each) on this machine (one Ray start-up for all of
+    it): train-rllib joins it through --address for a tiny 3-player run with baseline seats
+    (the adapter raises MaskViolation on a masked action, so finishing proves none was
+    sampled), exports an agent that plays, resumes with only the budget changed; eval --ray
+    gives exactly the results of --workers."""
     import ray
     from ray.cluster_utils import Cluster
 
+    import agents
     from agents.evaluation import evaluate
     from training.cli.eval import main as eval_main
     from training.rllib.shards import RayExecutor
@@ -272,10 +248,25 @@ def test_two_node_cluster_trains_and_shards_a_tournament(tmp_path):
         cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
         address = cluster.address
-        argv = [*TINY, "--address", address, "--env-runners", "1", "--output-dir", str(tmp_path), "--run-name", "c"]
-        assert _train(argv) == 0
-        assert json.loads((tmp_path / "c" / "run.json").read_text())["complete"]
+        argv = [*TINY, "--num-players", "3", "--opponents", "self:1,heuristic:1", "--env-runners", "1"]
+        assert _train([*argv, "--address", address, "--output-dir", str(tmp_path), "--run-name", "c"]) == 0
         assert not ray.is_initialized()
+        run = tmp_path / "c"
+        status = json.loads((run / "run.json").read_text())
+        assert status["complete"] and status["timesteps"] >= 400
+        rows = (run / "progress.csv").read_text().splitlines()
+        assert len(rows) == 1 + status["iterations"]
+        assert any((run / "tb").iterdir())
+        bot = agents.load(str(run / "agent.safetensors"), num_players=3)
+        assert bot.timesteps == status["timesteps"]
+        assert evaluate([str(run / "agent.safetensors"), "random"], num_players=3, games=3, episode="round").games == 3
+        with pytest.raises(ValueError, match="2 players"):
+            agents.load(str(run / "agent.safetensors"), num_players=2)
+        # resume: only the budget may change
+        assert _train(["--resume", str(run), "--total-timesteps", "600", "--address", address]) == 0
+        again = json.loads((run / "run.json").read_text())
+        assert again["complete"] and again["timesteps"] >= 600 and again["iterations"] > status["iterations"]
+        assert _train(["--resume", str(run), "--num-players", "4"]) == 2
         entrants = ["heuristic", "greedy", "random"]
         kw = dict(num_players=2, games=24, seed=5, episode="round")
         by_pool = evaluate(entrants, workers=2, **kw)
