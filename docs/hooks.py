@@ -160,6 +160,32 @@ def _ppo_table(ppo: dict) -> str:
     return _table([*header, "forward, sampling, buffer"], rows)
 
 
+def _lean_table(ppo: dict) -> str:
+    """The lean learner's rows (:data:`training.bench.LEAN_ROWS`) beside MaskablePPO's vector
+    row, with the FLOPs per step and the share of the machine's measured matrix throughput."""
+    from training.bench import LEAN_ROWS
+
+    stock = ppo["vector"]["steps_per_s"]
+    peak = max(ppo["matmul_gflops"].values())
+    rows = []
+    for key, label, _ in LEAN_ROWS:
+        r = ppo[key]
+        used = r["steps_per_s"] * r["flops_per_step"] / 1e9
+        rows.append(
+            [
+                label,
+                _n(r["steps_per_s"]),
+                f"{r['steps_per_s'] / stock:.2f}",
+                _n(r["steps_per_cpu_s"]),
+                f"{r['shares']['update']:.0%}",
+                f"{r['flops_per_step'] / 1e6:.2f}",
+                f"{used:.1f} of {peak:.1f}",
+            ]
+        )
+    header = ["lean PPO, learner steps", "steps/s", "× MaskablePPO vector", "steps/CPU s", "update", "MFLOP/step"]
+    return _table([*header, "GFLOP/s used of the measured matmul peak"], rows)
+
+
 def _agents_table(agents: dict) -> str:
     rows = []
     for name, r in agents.items():
@@ -191,6 +217,8 @@ def bench_tables(result: dict) -> str:
         parts.append(_vector_table(vector))
         if vector.get("ppo"):
             parts.append(_ppo_table(vector["ppo"]))
+            if "matmul_gflops" in vector["ppo"]:
+                parts.append(_lean_table(vector["ppo"]))
     if result.get("agents"):
         parts.append(_agents_table(result["agents"]))
     return "\n\n".join(parts)
