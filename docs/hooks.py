@@ -137,6 +137,18 @@ def _vector_table(vector: dict) -> str:
     return text
 
 
+def _learner_cells(label: str, r: dict, stock: float) -> list[str]:
+    """A learner row's first cells: its label, steps/s, ratio to MaskablePPO's vector row,
+    steps per CPU second and the update's share of the time."""
+    return [
+        label.strip(),
+        _n(r["steps_per_s"]),
+        f"{r['steps_per_s'] / stock:.2f}",
+        _n(r["steps_per_cpu_s"]),
+        f"{r['shares']['update']:.0%}",
+    ]
+
+
 def _ppo_table(ppo: dict) -> str:
     from training.bench import PPO_ROWS
 
@@ -144,18 +156,9 @@ def _ppo_table(ppo: dict) -> str:
     rows = []
     for key, label, *_ in PPO_ROWS:
         r = ppo[key]
-        s = r["shares"]
-        rows.append(
-            [
-                label.strip(),
-                _n(r["steps_per_s"]),
-                f"{r['steps_per_s'] / stock:.2f}",
-                _n(r["steps_per_cpu_s"]),
-                f"{s['update']:.0%}",
-                f"{s['environment']:.0%}",
-                f"{s['forward_and_buffer']:.0%}",
-            ]
-        )
+        shares = r["shares"]
+        cells = [f"{shares['environment']:.0%}", f"{shares['forward_and_buffer']:.0%}"]
+        rows.append([*_learner_cells(label, r, stock), *cells])
     header = ["MaskablePPO, learner steps", "steps/s", "× vector", "steps/CPU s", "update", "environment"]
     return _table([*header, "forward, sampling, buffer"], rows)
 
@@ -171,17 +174,8 @@ def _lean_table(ppo: dict) -> str:
     for key, label, _ in LEAN_ROWS:
         r = ppo[key]
         used = r["steps_per_s"] * r["flops_per_step"] / 1e9
-        rows.append(
-            [
-                label,
-                _n(r["steps_per_s"]),
-                f"{r['steps_per_s'] / stock:.2f}",
-                _n(r["steps_per_cpu_s"]),
-                f"{r['shares']['update']:.0%}",
-                f"{r['flops_per_step'] / 1e6:.2f}",
-                f"{used:.1f} of {peak:.1f}",
-            ]
-        )
+        cells = [f"{r['flops_per_step'] / 1e6:.2f}", f"{used:.1f} of {peak:.1f}"]
+        rows.append([*_learner_cells(label, r, stock), *cells])
     header = ["lean PPO, learner steps", "steps/s", "× MaskablePPO vector", "steps/CPU s", "update", "MFLOP/step"]
     return _table([*header, "GFLOP/s used of the measured matmul peak"], rows)
 
