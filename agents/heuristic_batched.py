@@ -1260,8 +1260,10 @@ def _decide(obs, masks, t: HeuristicTables, w, out, threads: int, plan_rows: int
     ir, milestones = t.for_totals(obs) if w[W_SCORE] or w[W_CALL_AWARE] else (t.int_rules, t.milestones)
     chunks = min(threads, available_cpus(), len(obs) // MIN_ROWS_PER_THREAD) if threads > 1 else 1
 
+    kept_plans = plan_rows if chunks == 1 else 0  # the threads' plan records are never read
+
     def decide(lo: int, hi: int):
-        scratch = _scratch(t.n, ir, t.card_end, t.num_moves, masks.shape[1], plan_rows)
+        scratch = _scratch(t.n, ir, t.card_end, t.num_moves, masks.shape[1], kept_plans)
         _decide_range(
             lo, hi, obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
             masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,

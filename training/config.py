@@ -12,6 +12,7 @@ import argparse
 import ast
 import dataclasses
 import inspect
+import json
 import sys
 import typing
 from pathlib import Path
@@ -177,8 +178,6 @@ def legacy_ppo_args(run_dir: Path) -> dict:
     from its args.json under today's names (``rollout_threads`` and ``checkpoint_minutes``
     are gone: today's defaults apply); without an advisor or imitation unless it had them,
     as that learner's defaults were."""
-    import json
-
     try:
         stored = json.loads((run_dir / "args.json").read_text())
     except (OSError, ValueError) as e:
