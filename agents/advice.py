@@ -30,13 +30,9 @@ single-environment wrapper :class:`AdviceWrapper` (a batch of one), the vector w
 
 from __future__ import annotations
 
-import contextlib
-
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-
-from .networks import DEFAULT_ADVICE_SCALE  # noqa: F401  (re-exported)
 
 
 def make_advisor(name: str, rules, seed: int | None):
@@ -106,18 +102,29 @@ class AdviceWrapper(gymnasium.Wrapper):
         return self.env.get_wrapper_attr("action_masks")()
 
 
-with contextlib.suppress(ImportError):  # checkpoints pickle these classes by these names (the [train] extra)
-    from .networks import AdvisedPolicy, WithoutAdvice
+#: Names this module re-exports from :mod:`agents.networks` (checkpoints pickle the two classes
+#: by these names; they need the [train] extra), imported when first asked for: the batched
+#: agents import this module, and most of their users (rule-based agents, evaluation workers)
+#: never load torch.
+_FROM_NETWORKS = ("AdvisedPolicy", "WithoutAdvice", "DEFAULT_ADVICE_SCALE")
+
+
+def __getattr__(name: str):
+    if name in _FROM_NETWORKS:
+        from . import networks
+
+        value = getattr(networks, name, None)
+        if value is None:
+            raise AttributeError(f"agents.advice.{name} needs the [train] extra (torch, sb3-contrib)")
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
     "AdviceWrapper",
-    "AdvisedPolicy",
-    "WithoutAdvice",
     "advise",
     "advised",
     "advised_space",
     "make_advisor",
     "with_advice",
-    "DEFAULT_ADVICE_SCALE",
 ]

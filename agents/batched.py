@@ -30,6 +30,7 @@ scalar agents raise on them instead.
 from __future__ import annotations
 
 import copy
+import sys
 
 import numpy as np
 
@@ -157,11 +158,12 @@ def batched(agent, seed: int | None = None, rules: str | Rules = "standard", **o
         if hasattr(agent, "act_batch"):  # it decides for a batch itself (greedy, heuristic, search_fast)
             return agent
     from .base import RandomAgent
-    from .trained import TrainedAgent
 
     if isinstance(agent, RandomAgent):
         return batched_random(agent)
-    if isinstance(agent, TrainedAgent):
+    # a trained agent exists only once its module (and torch) is loaded: never load them here
+    trained = sys.modules.get("agents.trained")
+    if trained is not None and isinstance(agent, trained.TrainedAgent):
         return BatchedTrained(agent)
     if hasattr(agent, "act"):
         return ScalarLoop(agent)
