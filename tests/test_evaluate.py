@@ -119,12 +119,12 @@ def test_baselines_beat_random(name, games):
 
 def test_workers_give_identical_results():
     other = "greedy" if _available("greedy") else "random"
-    one = evaluate(["random", other], rules=QUICK, games=48, seed=11, workers=1)
-    two = evaluate(["random", other], rules=QUICK, games=48, seed=11, workers=2)
+    one = evaluate(["random", other], rules=QUICK, games=16, seed=11, workers=1)
+    two = evaluate(["random", other], rules=QUICK, games=16, seed=11, workers=2)
     assert _numbers(one) == _numbers(two)
     assert one.records == two.records
-    lg1 = league(["random", other, ("rnd", RandomAgent)], rules=QUICK, games=24, seed=5, rating="002")
-    lg2 = league(["random", other, ("rnd", RandomAgent)], rules=QUICK, games=24, seed=5, rating="002", workers=2)
+    lg1 = league(["random", other, ("rnd", RandomAgent)], rules=QUICK, games=12, seed=5, rating="002")
+    lg2 = league(["random", other, ("rnd", RandomAgent)], rules=QUICK, games=12, seed=5, rating="002", workers=2)
     assert _numbers(lg1) == _numbers(lg2)
 
 
@@ -214,9 +214,9 @@ def test_interval_helpers():
 def test_intervals_contain_estimate_and_shrink():
     pair = ["random", ("first", FirstLegal)]
     small = evaluate(pair, rules=QUICK, games=16, seed=9, duplicate=False)
-    big = evaluate(pair, rules=QUICK, games=80, seed=9, duplicate=False)
+    big = evaluate(pair, rules=QUICK, games=48, seed=9, duplicate=False)
     dup_small = evaluate(pair, rules=QUICK, games=16, seed=9)
-    dup_big = evaluate(pair, rules=QUICK, games=80, seed=9)
+    dup_big = evaluate(pair, rules=QUICK, games=48, seed=9)
     for res in (small, big, dup_small, dup_big):
         _check_sane(res, 2)
     assert big["random"].metrics["game_win_rate"].method == "wilson"
@@ -398,7 +398,7 @@ def test_agents_with_options_on_the_command_line(capsys):
     assert spec == AgentWithOptions("heuristic", (("mu", 4), ("call_margin", -4.0), ("strict", True)))
     assert spec.label == "heuristic(mu=4, call_margin=-4.0, strict=True)"
     assert spec(seed=0, rules=PRESETS["two_deck"]).options["mu"] == 4.0
-    kw = dict(rules="two_deck", games=40, seed=3)
+    kw = dict(rules="two_deck", games=16, seed=3)
     by_text = evaluate(split_agents(text), **kw)
     by_python = evaluate([("t", partial(agents.make, "heuristic", mu=4, call_margin=-4.0)), "heuristic"], **kw)
     two_workers = evaluate(text, workers=2, **kw)
