@@ -1,5 +1,5 @@
 """What the games' scalar engines share: the fields every new game state starts from, the
-error an illegal action raises, the legal-action mask and the scores.
+error an illegal action raises (and its message), the legal-action mask and the scores.
 
 Each game's engine (:mod:`yaniv_env.yaniv.engine`, :mod:`yaniv_env.pis_yedili.engine`) keeps
 its state in a small ``State`` class with ``__slots__`` and changes it through functions;
@@ -40,6 +40,24 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current state; the state is unchanged."""
 
 
+def action_name(table, action) -> str:
+    """``table.name(action)`` (``table``: the game's action table), or ``"not an action id"``
+    where the table cannot name it: an error message naming an action never raises itself."""
+    try:
+        return table.name(action)
+    except ValueError:
+        return "not an action id"
+
+
+def illegal_action(s, action: int, why: str) -> IllegalActionError:
+    """The error for ``action``, which ``s.current`` may not play in the state ``s`` (a game's
+    state with its action ``table`` and ``phase_name``), for the reason ``why``."""
+    return IllegalActionError(
+        f"illegal action {action} ({action_name(s.table, action)}) for player {s.current} "
+        f"in the {s.phase_name} phase: {why}"
+    )
+
+
 def action_mask(legal: Sequence[int], num_actions: int) -> np.ndarray:
     """The action ids ``legal`` as an ``int8`` mask of length ``num_actions``."""
     mask = np.zeros(num_actions, dtype=np.int8)
@@ -52,4 +70,4 @@ def scores(s) -> list[int]:
     return list(s.scores)
 
 
-__all__ = ["IllegalActionError", "action_mask", "blank_state", "scores"]
+__all__ = ["IllegalActionError", "action_mask", "action_name", "blank_state", "illegal_action", "scores"]

@@ -75,7 +75,7 @@ import numpy as np
 
 from ..core import engine as core_engine
 from ..core.cards import RANK, SUIT, SUIT_SYMBOLS, card_name, cards_name
-from ..core.engine import IllegalActionError, action_mask, blank_state
+from ..core.engine import IllegalActionError, action_mask, blank_state, illegal_action
 from ..core.outcome import Outcome, places
 from ..core.seeding import DEAL, LOTS, RESHUFFLE, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
 from .actions import (
@@ -95,7 +95,6 @@ from .actions import (
     ActionTable,
     action_table,
     card_of,
-    name,
 )
 from .rules import DECK_SIZE, Rules
 
@@ -423,13 +422,6 @@ def legal_mask(s: State) -> np.ndarray:
 # -- playing --------------------------------------------------------------------------
 
 
-def _safe_name(action) -> str:
-    try:
-        return name(action)
-    except ValueError:
-        return "not an action id"
-
-
 def _why_illegal(s: State, action: int) -> str:
     """A clear reason why ``action`` (a valid id) is not legal now."""
     phase = s.phase
@@ -486,10 +478,7 @@ def apply(s: State, action: int) -> None:
     except ValueError as e:
         raise IllegalActionError(f"{e} (player {s.current}, {s.phase_name} phase)") from None
     if action not in legal_actions(s):
-        raise IllegalActionError(
-            f"illegal action {action} ({_safe_name(action)}) for player {s.current} in the {s.phase_name} "
-            f"phase: {_why_illegal(s, action)}"
-        )
+        raise illegal_action(s, action, _why_illegal(s, action))
     p = s.current
     s.decisions += 1
     phase = s.phase

@@ -111,7 +111,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core import engine as core_engine
-from ..core.engine import IllegalActionError, action_mask, blank_state
+from ..core.engine import IllegalActionError, action_mask, blank_state, illegal_action
 from ..core.outcome import Outcome, places
 from ..core.seeding import DEAL, LOTS, RESHUFFLE, generator, lot, rekeyed, seat_blocks, shuffled, stream_key
 from .actions import (
@@ -124,7 +124,6 @@ from .actions import (
     SET_JOKER_MIN_NATURAL,
     SLAM,
     TAKE_BASE,
-    ActionTable,
     Discard,
     action_table,
 )
@@ -589,20 +588,6 @@ def legal_mask(s: State) -> np.ndarray:
 # -- playing --------------------------------------------------------------------------
 
 
-def _illegal(s: State, action: int, why: str) -> IllegalActionError:
-    return IllegalActionError(
-        f"illegal action {action} ({_safe_name(s.table, action)}) for player {s.current} "
-        f"in the {s.phase_name} phase: {why}"
-    )
-
-
-def _safe_name(table: ActionTable, action) -> str:
-    try:
-        return table.name(action)
-    except ValueError:
-        return "not an action id"
-
-
 def apply(s: State, action: int) -> None:
     """Play ``action`` for ``s.current``, mutating ``s``. Raises :class:`IllegalActionError`
     (leaving ``s`` unchanged) if the action is not legal."""
@@ -623,7 +608,7 @@ def apply(s: State, action: int) -> None:
     elif phase == BLAST_PHASE:
         _apply_blast(s, action)
     else:
-        raise _illegal(s, action, "no decision is pending (start the next round or the game is over)")
+        raise illegal_action(s, action, "no decision is pending (start the next round or the game is over)")
 
 
 def _remove(hand: list[int], cards) -> list[int] | None:
@@ -643,7 +628,7 @@ def _apply_discard(s: State, action: int) -> None:
     if action == CALL_YANIV:
         total = hand_value(hand)
         if total > s.rules.call_max:
-            raise _illegal(s, action, f"hand total {total} is above the call limit {s.rules.call_max}")
+            raise illegal_action(s, action, f"hand total {total} is above the call limit {s.rules.call_max}")
         s.turns += 1
         s.caller = p
         if s.rules.challenge == "asaf":
@@ -655,11 +640,11 @@ def _apply_discard(s: State, action: int) -> None:
             _end_round(s, "yaniv", caller=p)
         return
     if action < DISCARD_BASE:
-        raise _illegal(s, action, "discard a card or set, or call Yaniv")
+        raise illegal_action(s, action, "discard a card or set, or call Yaniv")
     d = s.table.discards[action - DISCARD_BASE]
     rest = _remove(hand, d.cards)
     if rest is None:
-        raise _illegal(s, action, f"the hand {cards_name(hand)} does not hold {cards_name(d.cards)}")
+        raise illegal_action(s, action, f"the hand {cards_name(hand)} does not hold {cards_name(d.cards)}")
     _leave_hand(s, p, rest, d.cards)
     _lay_pending(s, d)
     if not rest and s.rules.empty_hand_wins:
@@ -675,14 +660,14 @@ def _apply_draw(s: State, action: int) -> None:
     p = s.current
     if action == DRAW_STOCK:
         if not s.stock:
-            raise _illegal(s, action, "the stock is empty")
+            raise illegal_action(s, action, "the stock is empty")
         card = s.stock.pop()
         from_stock = True
     elif TAKE_BASE <= action < DISCARD_BASE and action in s.take_ids:
         card = action - TAKE_BASE
         from_stock = False
     else:
-        raise _illegal(s, action, f"draw from the stock or take one of {cards_name(s.takeable)}")
+        raise illegal_action(s, action, f"draw from the stock or take one of {cards_name(s.takeable)}")
     _to_hand(s, p, card, from_top=not from_stock)
     d = s.pending
     _top_to_pile(s)
@@ -720,7 +705,7 @@ def _apply_slam(s: State, action: int) -> None:
     elif action == PASS:
         pass
     else:
-        raise _illegal(s, action, "slam down the drawn card or pass" if s.drawn_slammable else "pass")
+        raise illegal_action(s, action, "slam down the drawn card or pass" if s.drawn_slammable else "pass")
     _end_turn(s)
 
 
@@ -797,7 +782,7 @@ def _apply_blast(s: State, action: int) -> None:
             s.current = s.blast_queue[0]
             return
     else:
-        raise _illegal(s, action, "Blast or pass" if _holds(s.hands[p], s.blast_cards) else "pass")
+        raise illegal_action(s, action, "Blast or pass" if _holds(s.hands[p], s.blast_cards) else "pass")
     s.blast_cards = ()
     s.blast_queue = []
     s.current = s.turn_player
@@ -815,7 +800,7 @@ def _apply_asaf(s: State, action: int) -> None:
         else:
             _end_round(s, "yaniv", caller=s.caller)
     else:
-        raise _illegal(s, action, "declare Asaf or pass")
+        raise illegal_action(s, action, "declare Asaf or pass")
 
 
 # -- round and game end ---------------------------------------------------------------

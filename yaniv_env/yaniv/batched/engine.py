@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from ...core.engine import action_name
 from ...core.ids import is_int
 from ...core.outcome import place_reward
 from ...core.seeding import game_key
@@ -367,7 +368,7 @@ class BatchedYaniv:
         bad = K.first_illegal(self._st, self._tb, actions)
         if bad >= 0:
             a = int(actions[bad])
-            name = self.table.name(a) if 0 <= a < self.num_actions else "not an action id"
+            name = action_name(self.table, a)
             legal = ", ".join(f"{i} ({self.table.name(i)})" for i in self.legal_actions(bad))
             raise ValueError(
                 f"game {bad}: illegal action {a} ({name}) for player {int(self.current[bad])}; legal: {legal}"
