@@ -10,7 +10,8 @@ from yaniv_env.yaniv import engine
 from yaniv_env.yaniv.rules import Rules
 
 #: Per-seat counters of a game, in the order of :attr:`GameRecord.seat_stats`: games, win
-#: share, rounds, round wins, points, calls, successful calls, beaten calls.
+#: share, rounds, round wins, points, calls, successful calls, beaten calls, and rounds whose
+#: points left the total on a milestone.
 SEAT_COUNTERS = ("games", "wins", "rounds", "round_wins", "points", "calls", "calls_ok", "calls_beaten", "milestones")
 
 
@@ -43,28 +44,28 @@ def game_record(
     its final places: the per-seat counters of :data:`SEAT_COUNTERS` are summed here, for
     the scalar and the batched runner alike."""
     n = len(seats)
-    stats = [[0.0] * len(SEAT_COUNTERS) for _ in range(n)]
+    counts = [dict.fromkeys(SEAT_COUNTERS, 0.0) for _ in range(n)]
     totals = [0] * n  # every game starts at 0
     for rr in results:
         share = 1.0 / len(rr.winners) if rr.winners else 0.0
         for p in range(n):
             if rr.hand_totals[p] is None:
                 continue
-            st = stats[p]
-            st[2] += 1
+            c = counts[p]
+            c["rounds"] += 1
             if p in rr.winners:
-                st[3] += share
-            st[4] += rr.points[p]
+                c["round_wins"] += share
+            c["points"] += rr.points[p]
             if getattr(rr, "caller", None) == p:  # Pis Yedili has no calls
-                st[5] += 1
-                st[7 if rr.caller_beaten else 6] += 1
+                c["calls"] += 1
+                c["calls_beaten" if rr.caller_beaten else "calls_ok"] += 1
             if rr.points[p] > 0 and totals[p] + rr.points[p] != rr.scores[p]:  # the total landed on a milestone
-                st[8] += 1
+                c["milestones"] += 1
         totals = list(rr.scores)
     first = [p for p in range(n) if places[p] == 0]
     for p in range(n):
-        stats[p][0] = 1
-        stats[p][1] = 1.0 / len(first) if p in first else 0.0
+        counts[p]["games"] = 1
+        counts[p]["wins"] = 1.0 / len(first) if p in first else 0.0
     return GameRecord(
         deal=deal,
         deal_seed=deal_seed,
@@ -75,7 +76,7 @@ def game_record(
         rounds=len(results),
         turns=int(turns),
         truncated=bool(truncated),
-        seat_stats=stats,
+        seat_stats=[[c[name] for name in SEAT_COUNTERS] for c in counts],
         outs=outs,
         replay=replay,
     )
