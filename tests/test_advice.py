@@ -23,6 +23,7 @@ from agents.advice import AdviceWrapper, advised, make_advisor  # noqa: E402
 from training.cli import train as T  # noqa: E402
 
 TINY = [
+    "--algo", "maskable_ppo",  # the lean learner's advised runs: tests/test_ppo.py
     "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
     "--net-arch", "32", "--opponents", "greedy", "--eval-every", "64", "--eval-games", "2",
     "--eval-opponents", "greedy", "--final-eval-games", "0",

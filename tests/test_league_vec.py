@@ -129,6 +129,7 @@ def test_tiny_league_run_on_the_batched_env_seats_snapshots_and_resumes(tmp_path
 
     run = tmp_path / "league"
     argv = [
+        "--algo", "maskable_ppo",
         "--total-timesteps", "1024", "--n-envs", "8", "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1",
         "--net-arch", "32", "--opponents", "random:1,greedy:1", "--eval-every", "0", "--final-eval-games", "0",
         "--no-progress", "--pretrain", "none", "--league", "--snapshot-every", "512", "--gate-games", "2",

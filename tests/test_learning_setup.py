@@ -200,9 +200,10 @@ def test_a_run_from_scratch_does_not_get_the_advised_learning_rate(tmp_path):
     def resolved(*argv):
         return make_plan(*T.parse_args([*argv, "--output-dir", str(tmp_path)])).args
 
-    scratch = resolved("--advice", "none", "--pretrain", "none")
-    assert (scratch.learning_rate, scratch.ent_coef) == (3e-4, 0.01)
-    advised = resolved()
-    assert (advised.learning_rate, advised.ent_coef) == (1e-5, 0.0)
-    mine = resolved("--advice", "none", "--pretrain", "none", "--learning-rate", "1e-5")
-    assert (mine.learning_rate, mine.ent_coef) == (1e-5, 0.01)
+    for algo, (advised_lr, scratch_ent) in {"maskable_ppo": (1e-5, 0.01), "ppo": (1e-4, 0.03)}.items():
+        scratch = resolved("--algo", algo, "--advice", "none", "--pretrain", "none")
+        assert (scratch.learning_rate, scratch.ent_coef) == (3e-4, scratch_ent)
+        advised = resolved("--algo", algo)
+        assert (advised.learning_rate, advised.ent_coef) == (advised_lr, 0.0)
+        mine = resolved("--algo", algo, "--advice", "none", "--pretrain", "none", "--learning-rate", "1e-5")
+        assert (mine.learning_rate, mine.ent_coef) == (1e-5, scratch_ent)

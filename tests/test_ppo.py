@@ -113,7 +113,9 @@ def test_options_the_algorithm_does_not_use_are_refused(tmp_path):
     """An option only one learner uses, given with the other, is a ``ValueError`` naming it;
     so is a game the lean learner does not play. The help of each such option says whose it is."""
     with pytest.raises(ValueError, match="--pool-size: used by --algo ppo only"):
-        make_plan(Args(pool_size=4, output_dir=str(tmp_path)), {"pool_size"})
+        make_plan(Args(algo="maskable_ppo", pool_size=4, output_dir=str(tmp_path)), {"algo", "pool_size"})
+    with pytest.raises(ValueError, match="--league: used by --algo maskable_ppo only, not by --algo ppo"):
+        make_plan(Args(league=True, output_dir=str(tmp_path)), {"league"})  # the default learner
     with pytest.raises(ValueError, match="--league, --vec-env: used by --algo maskable_ppo only"):
         make_plan(Args(algo="ppo", league=True, vec_env="dummy", output_dir=str(tmp_path)), {"algo"})
     with pytest.raises(ValueError, match="--algo ppo trains Yaniv"):

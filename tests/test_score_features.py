@@ -126,6 +126,7 @@ def test_action_value_one_hot():
 
 def test_trained_with_score_features_saves_loads_and_plays_the_same(tmp_path):
     args = [
+        "--algo", "maskable_ppo",
         "--score-features", "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
         "--n-epochs", "1", "--net-arch", "32", "--opponents", "greedy", "--eval-every", "0",
         "--final-eval-games", "0", "--no-progress", "--pretrain", "none", "--output-dir", str(tmp_path),
@@ -148,7 +149,8 @@ def test_trained_with_score_features_saves_loads_and_plays_the_same(tmp_path):
 
 
 def test_bad_score_features_are_refused(tmp_path):
-    argv = ["--score-features", "--no-action-features", "--output-dir", str(tmp_path), "--no-progress"]
+    argv = ["--algo", "maskable_ppo", "--score-features", "--no-action-features", "--no-progress"]
+    argv += ["--output-dir", str(tmp_path)]
     with pytest.raises(T.ConfigError, match="--score-features .* needs --action-features"):
         T.train(*T.parse_args(argv))
     assert not any(tmp_path.iterdir())  # refused before a run directory was made

@@ -27,6 +27,7 @@ from training.cli import train as T  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
 
 TINY = [
+    "--algo", "maskable_ppo",  # the lean learner's runs: tests/test_ppo.py
     "--total-timesteps", "256", "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
     "--net-arch", "32", "--opponents", "random", "--eval-every", "128", "--eval-games", "2",
     "--eval-opponents", "random", "--checkpoint-every", "128", "--league", "--snapshot-every", "128",
@@ -246,6 +247,7 @@ def test_interrupted_training_saves_and_resumes(tmp_path, monkeypatch):
 
     monkeypatch.setattr(callbacks, "make_callback", interrupting)
     argv = [
+        "--algo", "maskable_ppo",
         "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1",
         "--net-arch", "16", "--opponents", "random", "--eval-every", "0", "--final-eval-games", "0",
         "--no-progress", "--output-dir", str(tmp_path), "--run-name", "cut", "--pretrain", "none",
@@ -267,22 +269,32 @@ def test_args_parser_defaults_and_docs():
     assert args.minutes == 10.0 and args.progress is False and args.net_arch == "64,64"
     assert given == {"minutes", "progress", "net_arch"}
     defaults = T.Args()
-    # the main job's recipe (docs/training.md): advised by the score-aware heuristic, whole games
-    # against the heuristic, a low learning rate and no entropy bonus
-    assert (defaults.rules, defaults.num_players, defaults.episode, defaults.reward) == (
+    # the main job's recipe (docs/training.md): the lean learner advised by the score-aware
+    # heuristic, whole games against the heuristic, the outcome reward, no entropy bonus
+    assert (defaults.algo, defaults.rules, defaults.num_players, defaults.episode, defaults.reward) == (
+        "ppo",
         "standard",
         2,
         "game",
-        "score_outcome",
+        "outcome",
     )
     assert (defaults.advice, defaults.opponents, defaults.learning_rate, defaults.ent_coef) == (
         "score_heuristic",
         "heuristic:1",
-        1e-5,
+        1e-4,
         0.0,
     )
+    assert config.apply_defaults(defaults, set()) == defaults
+    maskable = config.apply_defaults(T.Args(algo="maskable_ppo"), {"algo"})
+    assert (maskable.n_envs, maskable.learning_rate, maskable.reward) == (16, 1e-5, "score_outcome")
     pis = config.apply_defaults(T.Args(game="pis_yedili"), set())
-    assert (pis.advice, pis.episode, pis.learning_rate, pis.ent_coef) == ("", "deal", 1e-4, 0.01)
+    assert (pis.algo, pis.advice, pis.episode, pis.learning_rate, pis.ent_coef) == (
+        "maskable_ppo",
+        "",
+        "deal",
+        1e-4,
+        0.01,
+    )
     docs = config.field_docs(T.Args)
     assert set(docs) == {f.name for f in dataclasses.fields(T.Args)}
     assert "--snapshot-every" in config.build_parser(T.Args).format_help()
@@ -349,6 +361,7 @@ def test_hand_shaping_is_potential_based():
 def test_house_rules_from_set_train_save_and_load(tmp_path, capsys):
     house = ["--set", "call_max=7", "--set", "slam_joker_on_joker=false"]
     tiny = [
+        "--algo", "maskable_ppo",
         "--total-timesteps", "128", "--n-envs", "1", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1",
         "--net-arch", "16", "--opponents", "random", "--eval-every", "0", "--final-eval-games", "0",
         "--pretrain", "none", "--no-progress", "--torch-threads", "1", "--output-dir", str(tmp_path),
@@ -389,7 +402,8 @@ def test_the_one_round_recipe_wins_the_rounds_on_seven(tmp_path):
     round episodes and the round-win reward, advised by ``round_search`` and warm-started
     by imitating it, 25 minutes; its final evaluation (2,000 duplicate single rounds against
     the heuristic) wins at least 0.60 of them. About 28 minutes."""
-    argv = ["--rules", "seven", "--episode", "round", "--reward", "round_win", "--shaping", "0"]
+    argv = ["--algo", "maskable_ppo", "--rules", "seven", "--episode", "round", "--reward", "round_win"]
+    argv += ["--shaping", "0"]
     argv += ["--advice", "round_search", "--pretrain", "round_search", "--pretrain-samples", "20000"]
     argv += ["--opponents", "heuristic:1", "--minutes", "25", "--seed", "5", "--no-progress"]
     argv += ["--eval-opponents", "heuristic", "--eval-every", "100000", "--eval-games", "400"]

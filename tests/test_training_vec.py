@@ -76,7 +76,8 @@ def test_opponent_mix_is_drawn_per_episode_and_reproducible():
 
 def test_vec_env_kind_auto_and_refusals(tmp_path):
     def plan(*argv):
-        return make_plan(*T.parse_args([*argv, "--output-dir", str(tmp_path), "--pretrain", "none"]))
+        argv = ["--algo", "maskable_ppo", *argv, "--output-dir", str(tmp_path), "--pretrain", "none"]
+        return make_plan(*T.parse_args(argv))
 
     assert plan().kind == "batched"
     assert plan("--league").kind == "batched"  # the pool acts in batch too
@@ -90,6 +91,7 @@ def test_vec_env_kind_auto_and_refusals(tmp_path):
 
 def test_tiny_batched_run_trains_resumes_and_evaluates(tmp_path: Path, capsys):
     tiny = [
+        "--algo", "maskable_ppo",
         "--total-timesteps", "512", "--n-envs", "8", "--n-steps", "32", "--batch-size", "64", "--n-epochs", "1",
         "--net-arch", "32", "--opponents", "random:1,heuristic:1", "--eval-every", "0", "--final-eval-games", "0",
         "--no-progress", "--pretrain", "heuristic", "--pretrain-samples", "400", "--pretrain-epochs", "1",

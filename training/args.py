@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Args:
-    algo: str = "maskable_ppo"
-    """the learner: maskable_ppo (sb3-contrib's MaskablePPO) or ppo (the lean PPO of training/ppo.py, Yaniv only)"""
+    algo: str = "ppo"
+    """the learner: ppo (the lean PPO of training/ppo.py, Yaniv only) or maskable_ppo (sb3-contrib's MaskablePPO)"""
     game: str = "yaniv"
     """the game: yaniv or pis_yedili (options not given then take its defaults, shown in brackets)"""
     rules: str = "standard"
@@ -27,11 +27,11 @@ class Args:
     """learner decisions to train for, over resumes (default: 1,000,000 without --minutes)"""
     seed: int = 1
     """the seed of the run: every generator of training draws from its streams"""
-    n_envs: int = 16
+    n_envs: int = 256
     """environments (games) stepped together (0: one per CPU this process may use)"""
     vec_env: str = "auto"
     """maskable_ppo only: the training environments: batched (Yaniv), dummy, subproc, or auto (batched where it runs)"""
-    torch_threads: int = 1
+    torch_threads: int = 0
     """torch threads of training; ppo: of its update, its rollout taking one (0: the CPUs this process may use)"""
     opponents: str = "heuristic:1"
     """the opponent mix, name[:weight],... (agents, .zip models; ppo also self, past), drawn per seat and episode"""
@@ -39,7 +39,7 @@ class Args:
     """maskable_ppo only: the learner's seat, a number, or random (drawn per episode)"""
     episode: str = "game"
     """what an episode is: game or round (Pis Yedili: game or deal)"""
-    reward: str = "score_outcome"
+    reward: str = "outcome"
     """the reward scheme: score, outcome, round_win or score_outcome (Pis Yedili: deal_win)"""
     turn_limit: int | None = None
     """maskable_ppo only: turns before a round is a draw (default: the rules' own)"""
@@ -81,17 +81,17 @@ class Args:
     """DAgger: the student's decisions labelled by the teacher in each round"""
     dagger_epochs: int = 2
     """DAgger: passes over all the decisions so far after each round"""
-    learning_rate: float = 1e-5
+    learning_rate: float = 1e-4
     """the Adam learning rate of PPO"""
-    n_steps: int = 128
+    n_steps: int = 32
     """steps per environment per PPO rollout"""
-    batch_size: int = 256
+    batch_size: int = 1024
     """the PPO minibatch size (and the imitation's)"""
     n_epochs: int = 4
     """PPO epochs over each rollout"""
     gamma: float = 0.995
     """the discount factor"""
-    gae_lambda: float = 0.95
+    gae_lambda: float = 1.0
     """the GAE lambda"""
     clip_range: float = 0.2
     """the PPO clipping range"""
@@ -103,7 +103,7 @@ class Args:
     """the gradient clipping norm"""
     norm_adv: bool = True
     """ppo only: normalise the advantages per minibatch (maskable_ppo always does)"""
-    value_warmup: int = 0
+    value_warmup: int = 200_000
     """ppo only: learner steps at the start of a new run in which only the critic learns"""
     pool_size: int = 8
     """ppo only: past selves kept for the past opponents (the oldest leaves first)"""
@@ -111,7 +111,7 @@ class Args:
     """ppo only: timesteps between two snapshots of the network joining the past selves"""
     init: str = ""
     """ppo only: start a new run from this network, a ppo run's checkpoint.pt or play file (same sizes)"""
-    net_arch: str = "256,256"
+    net_arch: str = "128,128"
     """hidden layer sizes of the (separate) policy and value networks"""
     activation: str = "relu"
     """the activation of the hidden layers: relu or tanh"""
@@ -123,15 +123,15 @@ class Args:
     """the advisor of a residual policy, whose move joins the observation and the logits ("" or none: off)"""
     advice_scale: float = 5.0
     """advice: the starting weight of the advised move's logit"""
-    eval_every: int = 100_000
+    eval_every: int = 200_000
     """timesteps between periodic evaluations (0: never)"""
-    eval_games: int = 20
+    eval_games: int = 200
     """games against each opponent in a periodic evaluation (rounded up to whole deals)"""
     eval_opponents: str = "random,greedy,heuristic"
     """the opponents of the periodic evaluation (unavailable ones are left out)"""
     eval_episode: str | None = None
     """maskable_ppo only: the episode of the periodic evaluation and the gate (default: game; the gate: --episode)"""
-    checkpoint_every: int = 50_000
+    checkpoint_every: int = 500_000
     """timesteps between writes of the checkpoint (checkpoints/latest.zip; ppo: checkpoint.pt and the play file)"""
     final_eval_games: int = 300
     """games of the final evaluation against each opponent (rounded up to whole deals; 0: skip)"""
@@ -156,6 +156,7 @@ class Args:
 #: both games (``--shaping`` counts Pis Yedili penalty points).
 GAME_DEFAULTS: dict[str, dict[str, object]] = {
     "pis_yedili": {
+        "algo": "maskable_ppo",
         "opponents": "pis_random:1,pis_heuristic:2",
         "episode": "deal",
         "pretrain": "pis_heuristic",
@@ -196,23 +197,23 @@ ALGO_ONLY: dict[str, frozenset[str]] = {
     "ppo": frozenset({"norm_adv", "value_warmup", "pool_size", "pool_every", "init"}),
 }
 
-#: Defaults that depend on the learner: with ``--algo ppo`` these replace those of :class:`Args`
-#: for every option not given (the lean learner steps many games and updates on large
-#: minibatches; its advised recipe is the warm-starts note's, ``docs/training.md``).
+#: Defaults that depend on the learner: with ``--algo maskable_ppo`` these replace those of
+#: :class:`Args` (the lean learner's, the default learner) for every option not given
+#: (MaskablePPO steps fewer games on the wrappers' scale of rollouts and minibatches; its
+#: advised recipe, ``docs/training.md``).
 ALGO_DEFAULTS: dict[str, dict[str, object]] = {
-    "ppo": {
-        "n_envs": 256,
-        "n_steps": 32,
-        "batch_size": 1024,
-        "net_arch": "128,128",
-        "torch_threads": 0,
-        "learning_rate": 1e-4,
-        "gae_lambda": 1.0,
-        "reward": "outcome",
-        "value_warmup": 200_000,
-        "eval_every": 200_000,
-        "eval_games": 200,
-        "checkpoint_every": 500_000,
+    "maskable_ppo": {
+        "n_envs": 16,
+        "n_steps": 128,
+        "batch_size": 256,
+        "net_arch": "256,256",
+        "torch_threads": 1,
+        "learning_rate": 1e-5,
+        "gae_lambda": 0.95,
+        "reward": "score_outcome",
+        "eval_every": 100_000,
+        "eval_games": 20,
+        "checkpoint_every": 50_000,
     },
 }
 

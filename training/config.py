@@ -70,8 +70,8 @@ def build_parser(args_type: type, suppress: bool = False) -> argparse.ArgumentPa
     or whose docstring says it in words get no suffix."""
     p = argparse.ArgumentParser(
         prog="yaniv train",
-        description="Train a Yaniv (or, with --game pis_yedili, a Pis Yedili) agent with MaskablePPO "
-        "(--algo ppo: the lean PPO of training/ppo.py); see docs/training.md.",
+        description="Train a Yaniv agent with the lean PPO of training/ppo.py (--algo maskable_ppo: "
+        "sb3-contrib's MaskablePPO, which also trains Pis Yedili with --game pis_yedili); see docs/training.md.",
         argument_default=argparse.SUPPRESS if suppress else None,
     )
     hints = typing.get_type_hints(args_type)
@@ -114,15 +114,18 @@ def parse_args(args_type: type, argv: list[str] | None = None) -> tuple:
 
 
 def defaults(args) -> dict[str, object]:
-    """The defaults of ``args``' game and learner (``GAME_DEFAULTS``, ``ALGO_DEFAULTS``) that
-    replace :class:`~training.args.Args`' own."""
-    return {**GAME_DEFAULTS.get(args.game, {}), **ALGO_DEFAULTS.get(args.algo, {})}
+    """The defaults of ``args``' learner and game (``ALGO_DEFAULTS``, then ``GAME_DEFAULTS``,
+    which win: a game's recipe is for its learner) that replace
+    :class:`~training.args.Args`' own."""
+    return {**ALGO_DEFAULTS.get(args.algo, {}), **GAME_DEFAULTS.get(args.game, {})}
 
 
 def apply_defaults(args, given: set[str], changes: dict[str, object] | None = None):
     """``args`` with ``changes`` (default: :func:`defaults`) for the options that are neither
     in ``given`` nor changed from their default (the class's, under ``changes``: its game's
-    and learner's)."""
+    and learner's). Without ``changes`` the game's learner comes first, then its defaults."""
+    if changes is None and "algo" not in given and args.algo == type(args)().algo:
+        args = dataclasses.replace(args, algo=GAME_DEFAULTS.get(args.game, {}).get("algo", args.algo))
     base = {} if changes is None else defaults(args)
     changes = defaults(args) if changes is None else changes
     kept = {
@@ -185,7 +188,7 @@ def legacy_ppo_args(run_dir: Path) -> dict:
     if not isinstance(stored, dict):
         raise ValueError(f"--resume {run_dir}: its args.json is not an object")
     renamed = {LEGACY_PPO_NAMES.get(k, k): v for k, v in stored.items()}
-    base = {**ALGO_DEFAULTS["ppo"], **SCRATCH_DEFAULTS["ppo"], "advice": "none", "pretrain": "none"}
+    base = {**SCRATCH_DEFAULTS["ppo"], "advice": "none", "pretrain": "none"}
     return {**base, **renamed, "algo": "ppo"}
 
 
@@ -197,6 +200,8 @@ def resume_args(args, given: set[str]) -> tuple:
     if ckpt.is_file():
         meta = read_metadata(ckpt)
         game = checkpoint_game(meta).name  # runs from before --game are Yaniv runs
+        # a MaskablePPO run, its options not kept (runs from before them) as its defaults then were
+        meta = {**meta, "args": {**ALGO_DEFAULTS["maskable_ppo"], **(meta.get("args") or {}), "algo": "maskable_ppo"}}
     elif lean.is_file():  # a run of --algo ppo: its counters and arguments
         saved = read_ppo_checkpoint(lean, f"--resume {run_dir}", keys=("policy", "optimizer", "state"))
         stored = saved["args"] if "args" in saved else legacy_ppo_args(run_dir)

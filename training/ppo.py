@@ -4,14 +4,14 @@ manner of CleanRL's ``ppo.py``): no Stable-Baselines3 in the loop, the rollout s
 acting in batch) or on :class:`yaniv_env.yaniv.batched.envs.BatchedSelfPlay` (``--opponents self``:
 one network plays every seat of every game).
 
-It is ``yaniv train --algo ppo``: the options are :class:`training.args.Args` (those only
+It is ``yaniv train`` (``--algo ppo``, the default learner): the options are :class:`training.args.Args` (those only
 this learner uses say so in their help), resolved once into a :class:`training.plan.Plan`,
 which :func:`train` reads; ``python -m training.ppo`` is the same command with ``--algo ppo``
 given.
 
 .. code-block:: console
 
-    yaniv train --algo ppo --minutes 10                                      # advised, warm-started
+    yaniv train --minutes 10                                                 # advised, warm-started
     python -m training.ppo --advice none --pretrain none --opponents greedy --minutes 5   # from scratch
     python -m training.ppo --advice none --pretrain none --opponents self:3,past:1 --minutes 60
     python -m training.ppo --resume runs/standard__1__20260101-120000       # continue a run

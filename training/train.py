@@ -1,13 +1,14 @@
-"""Train a Yaniv or Pis Yedili agent with MaskablePPO (sb3-contrib), in the manner of
-CleanRL: one :class:`~training.args.Args` dataclass, resolved once into a frozen
-:class:`~training.plan.Plan`, everything logged to ``runs/<run_name>``.
+"""``yaniv train --algo maskable_ppo``: train a Yaniv or Pis Yedili agent with MaskablePPO
+(sb3-contrib), in the manner of CleanRL: one :class:`~training.args.Args` dataclass, resolved
+once into a frozen :class:`~training.plan.Plan`, everything logged to ``runs/<run_name>``.
+:func:`run` hands a plan of the default learner (``--algo ppo``) to :mod:`training.ppo`.
 
 .. code-block:: console
 
-    yaniv train --minutes 10                         # standard rules, 2 players, vs the baselines
-    yaniv train --rules seven --num-players 3 --total-timesteps 2000000 --league
+    yaniv train --algo maskable_ppo --minutes 10     # standard rules, 2 players, vs the baselines
+    yaniv train --algo maskable_ppo --rules seven --num-players 3 --total-timesteps 2000000 --league
     yaniv train --resume runs/standard__1__20250101-120000 --minutes 20
-    yaniv train --game pis_yedili --num-players 3 --minutes 5    # Pis Yedili, vs the Pis agents
+    yaniv train --game pis_yedili --num-players 3 --minutes 5    # Pis Yedili (MaskablePPO), vs the Pis agents
 
 The learner plays one seat (a random seat per episode) of the games of the batched vector
 environment :class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv` (``--vec-env auto``/``batched``;

@@ -46,12 +46,13 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
+from training.args import ALGO_DEFAULTS, ConfigError
 from training.args import Args as TrainArgs
-from training.args import ConfigError
 from training.config import field_docs, net_arch
 
 #: Options of ``yaniv train`` (:class:`training.args.Args`) that mean the same here: same
-#: names, types, defaults and help.
+#: names, types and help, and the defaults of ``yaniv train --algo maskable_ppo`` (whose
+#: minibatches, networks and GAE this PPO shares).
 SHARED = (
     "rules", "num_players", "episode", "reward", "turn_limit", "seed", "minutes", "batch_size", "n_epochs", "gamma",
     "gae_lambda", "clip_range", "ent_coef", "vf_coef", "max_grad_norm", "net_arch", "activation", "output_dir",
@@ -97,7 +98,8 @@ class RLlibOptions:
 def _make_args() -> type:
     """The ``Args`` dataclass: :data:`SHARED` fields of ``yaniv train``, then :class:`RLlibOptions`."""
     hints = {**typing.get_type_hints(TrainArgs), **typing.get_type_hints(RLlibOptions)}
-    shared = {f.name: f.default for f in dataclasses.fields(TrainArgs) if f.name in SHARED}
+    maskable = ALGO_DEFAULTS["maskable_ppo"]
+    shared = {f.name: maskable.get(f.name, f.default) for f in dataclasses.fields(TrainArgs) if f.name in SHARED}
     own = {f.name: f.default for f in dataclasses.fields(RLlibOptions)}
     specs = [(name, hints[name], dataclasses.field(default=default)) for name, default in {**shared, **own}.items()]
     cls = dataclasses.make_dataclass("Args", specs)
