@@ -387,7 +387,7 @@ def test_house_rules_from_set_train_save_and_load(tmp_path, capsys):
 def test_the_main_job_beats_the_heuristic(tmp_path):
     """The README's first command (docs/training.md, the main job), ``yaniv train --minutes 10`` with every default: its
     final evaluation (300 duplicate games against each baseline) beats the heuristic with
-    a game win rate above 0.55 and the interval's lower bound above 0.5. About 13 minutes
+    a game win rate above 0.55 and the interval's lower bound above 0.5. About 14 minutes
     on 2 quiet cores (the budget is wall clock: a loaded machine trains less)."""
     assert T.main(["--minutes", "10", "--no-progress", "--output-dir", str(tmp_path), "--run-name", "main"]) == 0
     result = json.loads((tmp_path / "main" / "final_eval.json").read_text())["heuristic"]
