@@ -69,7 +69,7 @@ batch (:func:`agents.batched.batched`), any other object row by row. Instead of 
 ``opponent_mix=[(spec, weight), ...]`` draws each other seat's opponent for every episode
 from the slot's generator (the opponents of the episode that ended are named in the SB3
 ``infos[i]["opponent"]``, ``"+"``-joined in seat order, as ``yaniv train`` logs them).
-:meth:`LearnerGames.set_pool` adds a replaceable self-play pool (``yaniv train --league``):
+:meth:`LearnerGames.set_pool` adds a replaceable self-play pool (``yaniv train --algo maskable_ppo --league``):
 from the next episodes on, each other seat is, with a given probability, a pool member drawn
 uniformly (labelled ``"pool"``), else an opponent as before; each member acts in one call per
 opponent step over all the games where it sits. Episode statistics are SB3 ``Monitor``'s: at
