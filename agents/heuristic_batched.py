@@ -770,6 +770,18 @@ def _less(c1, a1, d1, c2, a2, d2):
     return d1 < d2
 
 
+#: What :func:`_scratch`'s int arrays (``ints``) hold, by index.
+I_HAND, I_REST, I_N_KNOWN, I_POOL, I_SC, I_ROW, I_TAKES, I_MOVE_A, I_MOVES, I_IDS = range(10)
+#: What its float arrays (``floats``) hold, by index.
+F_FS, F_COSTS, F_MOVE_LC, F_HIST, F_WEIGHTED, F_CDF, F_NOT_BEATEN, F_BEAT, F_END = range(9)
+#: The observation's fields that :func:`_decide_range` passes on (``fields``), by index.
+FIELD_HAND_SIZES, FIELD_ALIVE, FIELD_CALLER, FIELD_STOCK, FIELD_TURNS, FIELD_PHASE = range(6)
+#: Its tables (``tabs``), by index.
+T_CARD_STARTS, T_DECK_COUNTS, T_DISC_COUNTS, T_DISC_TAKEABLE, T_DISC_N_TAKEABLE, T_DISC_MOVE = range(6)
+#: The opponents' estimates (``est``: the tables ``beat`` and ``end``, then the chance ``pe``), by index.
+E_BEAT, E_END = range(2)
+
+
 @numba.njit(cache=True)
 def _scratch(n, ir, card_end, num_moves, num_actions, plan_rows):
     """The work arrays of :func:`_decide_range` (one set per thread), with a plan record for
@@ -1012,7 +1024,7 @@ def _leave_cost(i, nxt, known, n_known, disc_takeable, disc_n_takeable):
 def _layouts(masks, b, nxt, lw, known, n_known, tabs, move_a, move_lc, moves, ids):
     """One layout per move (least leave cost, first in id order): ``move_a[mv]`` and
     ``move_lc[mv]`` of the moves ``moves[:count]``; returns the count (``ids``: scratch)."""
-    disc_takeable, disc_n_takeable, disc_move = tabs[3], tabs[4], tabs[5]
+    disc_takeable, disc_n_takeable, disc_move = tabs[T_DISC_TAKEABLE], tabs[T_DISC_N_TAKEABLE], tabs[T_DISC_MOVE]
     n_moves = 0
     for j in range(legal_from(masks, b, DISCARD_BASE, ids)):
         a = ids[j]
@@ -1047,10 +1059,10 @@ def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, unseen, est
     """The least turn plan ``(cost, discard, draw)``, one layout per move: returns its cost and
     discard (-1: no plan) and whether a move's cards are missing from the hand (every
     ``move_a`` is reset to -1). Every plan is kept in ``plans`` (:func:`_keep_plan`)."""
-    card_starts, disc_counts = tabs[0], tabs[2]
+    card_starts, disc_counts = tabs[T_CARD_STARTS], tabs[T_DISC_COUNTS]
     beat, end, pe = est
-    rest, sc, takes = ints[1], ints[4], ints[6]
-    fs, costs = floats[0], floats[1]
+    rest, sc, takes = ints[I_REST], ints[I_SC], ints[I_TAKES]
+    fs, costs = floats[F_FS], floats[F_COSTS]
     h_start, t_start = card_starts[C_HAND], card_starts[C_TAKEABLE]
     n_takes = 0
     for k in range(NUM_KINDS):
@@ -1097,8 +1109,8 @@ def _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, unseen, est
 def _calls(obs, b, fields, known, n_known, weighted, w, ir, milestones, cdf, dist, est, total_hand, gain):
     """Whether to call Yaniv with the hand total ``total_hand``
     (``gain``: the sum of the opponents' mean totals)."""
-    hand_sizes, alive = fields[0], fields[1]
-    beat, end = est[0], est[1]
+    hand_sizes, alive = fields[FIELD_HAND_SIZES], fields[FIELD_ALIVE]
+    beat, end = est[E_BEAT], est[E_END]
     q = _beaten(beat, total_hand)
     if q > w[W_CALL_RISK]:
         return False
@@ -1120,9 +1132,9 @@ def _discard(obs, b, masks, fields, row, m, unseen, out_of_play, est, weighted, 
     """The discard decision: the best plan's discard, or Yaniv. Whether it would call is kept
     in the plan record (``plans[0, 1]``: 1 yes, 0 no, -1 not asked)."""
     ints, floats, known, dist, near, plans = scratch
-    hand, n_known, move_a, moves = ints[0], ints[2], ints[7], ints[8]
-    move_lc, cdf = floats[2], floats[5]
-    alive, stock = fields[1], fields[3]
+    hand, n_known, move_a, moves = ints[I_HAND], ints[I_N_KNOWN], ints[I_MOVE_A], ints[I_MOVES]
+    move_lc, cdf = floats[F_MOVE_LC], floats[F_CDF]
+    alive, stock = fields[FIELD_ALIVE], fields[FIELD_STOCK]
     n = alive.shape[1]
     stock_ok = stock[b] > 0 or out_of_play > 0
     nxt = -1
@@ -1130,7 +1142,7 @@ def _discard(obs, b, masks, fields, row, m, unseen, out_of_play, est, weighted, 
         if alive[b, r]:
             nxt = r
             break
-    n_moves = _layouts(masks, b, nxt, w[W_LEAVE], known, n_known, tabs, move_a, move_lc, moves, ints[9])
+    n_moves = _layouts(masks, b, nxt, w[W_LEAVE], known, n_known, tabs, move_a, move_lc, moves, ints[I_IDS])
     plans[0, 0] = 0.0
     plans[0, 1] = -1.0
     pc, pa, bad = _best_plan(row, n_moves, moves, move_a, move_lc, tabs, stock_ok, unseen, est, ir, w[W_MU], ints,
@@ -1153,12 +1165,13 @@ def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, 
     """The decision of row ``b`` (-1: none made, the first legal action stands) and the total
     the end-cost table ``end`` now holds (``end_start``: the one it held)."""
     hand_sizes, alive, caller, stock, turns, phase = fields
-    card_starts, deck_counts = tabs[0], tabs[1]
+    card_starts, deck_counts = tabs[T_CARD_STARTS], tabs[T_DECK_COUNTS]
     n, card_end, known_start = sizes
     ints, floats, known, dist, near, plans = scratch
-    hand, rest, n_known, pool, sc, row, takes = ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6]
-    fs, costs, hist, weighted, cdf, not_beaten, beat, end = (floats[0], floats[1], floats[3], floats[4], floats[5],
-                                                             floats[6], floats[7], floats[8])  # fmt: skip
+    hand, rest, n_known, pool = ints[I_HAND], ints[I_REST], ints[I_N_KNOWN], ints[I_POOL]
+    sc, row, takes = ints[I_SC], ints[I_ROW], ints[I_TAKES]
+    fs, costs, hist, weighted = floats[F_FS], floats[F_COSTS], floats[F_HIST], floats[F_WEIGHTED]
+    cdf, not_beaten, beat, end = floats[F_CDF], floats[F_NOT_BEATEN], floats[F_BEAT], floats[F_END]
     ph = phase[b]
     if ph == BLAST_PHASE:
         return (BLAST if masks[b, BLAST] else -1), end_start
@@ -1223,7 +1236,7 @@ def _decide_range(
     # the literal -1: a literal argument would make Numba type (and compile) _decide_row twice
     end_start = np.int64(-1)
     if not w[W_SCORE]:
-        _end_costs(0, w, ir, milestones, scratch[1][8])
+        _end_costs(0, w, ir, milestones, scratch[1][F_END])
     for b in range(lo, hi):
         first = first_legal(masks, b)
         out[b] = first
@@ -1274,8 +1287,8 @@ def _decide(obs, masks, t: HeuristicTables, w, out, threads: int, plan_rows: int
     if chunks > 1:
         in_threads(decide, len(obs), chunks)
         return None
-    scratch = decide(0, len(obs))
-    return scratch[5]
+    *_, plans = decide(0, len(obs))
+    return plans
 
 
 def check_consistent(out: np.ndarray, tables: HeuristicTables) -> None:
