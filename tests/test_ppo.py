@@ -24,6 +24,7 @@ from training.args import ALGO_ONLY, Args  # noqa: E402
 from training.cli import train as train_cli  # noqa: E402
 from training.imitation import imitation_pretrain  # noqa: E402
 from training.plan import make_plan  # noqa: E402
+from training.plots import read_monitor  # noqa: E402
 from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
 from yaniv_env.yaniv.rules import get_rules  # noqa: E402
 
@@ -103,10 +104,35 @@ def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
         assert m[agent.act(o, m)]
     rows = (run / "eval.csv").read_text().splitlines()
     assert len(rows) == 1 + 2  # header, steps 0 and 512
+    first = read_monitor(run / "monitor")  # the training episodes, for the learning curve's lower panel
+    assert first and {e["opp"] for e in first} == {opponents} and sum(e["l"] for e in first) <= 512
     again = ["--resume", str(run), "--total-timesteps", "1024", "--final-eval-games", "0", "--eval-every", "0"]
     assert train_cli.main(again) == 0
     assert json.loads((run / "args.json").read_text())["opponents"] == opponents
     assert agents.load(str(run / "model.safetensors")).metadata["timesteps"] == 1024
+    kind = "self" if opponents == "self" else "games"
+    assert (run / "monitor" / f"01_{kind}.monitor.csv").is_file()  # a file per segment
+    both = read_monitor(run / "monitor")
+    assert both[: len(first)] == first and 512 < sum(e["l"] for e in both) <= 1024
+
+
+def test_episode_log_counts_every_decision_of_each_seat(tmp_path):
+    """Self-play: each ended game writes a row per seat, its return and that seat's decisions;
+    with the decisions of the games still under way, they are every decision played."""
+    rules = get_rules("standard", 3)
+    stream = ppo.SelfPlayStream(rules, 4, "round", "outcome", seed=0)
+    stream.log = ppo.EpisodeLog(tmp_path / "self")
+    rng = np.random.default_rng(0)
+    steps = 300
+    stream.begin(steps)
+    for _ in range(steps):
+        _, masks = stream.observe()
+        stream.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    stream.log.close()
+    rows = read_monitor(tmp_path)
+    assert rows and {r["opp"] for r in rows} == {"self"}
+    assert sum(r["l"] for r in rows) + stream._episode_length.sum() == steps * 4
+    assert [r["r"] for r in rows] == pytest.approx(stream.ended_returns)
 
 
 def test_options_the_algorithm_does_not_use_are_refused(tmp_path):

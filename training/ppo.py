@@ -56,8 +56,9 @@ entry on the batched engine, and ``eval.csv`` gets its game win rate with a 95% 
 interval; ``checkpoint.pt`` (weights, optimiser, counters, pool, arguments: plain tensors,
 numbers and strings, read with ``torch.load(weights_only=True)``) and ``model.safetensors``
 (the play file) are written every ``checkpoint_every`` steps and at the end; TensorBoard
-logs go to ``tb/``. The run ends as ``yaniv train``'s: ``learning_curve.png`` and the final
-evaluation against the baselines (:func:`run`).
+logs go to ``tb/`` and every ended training episode to ``monitor/`` (:class:`EpisodeLog`).
+The run ends as ``yaniv train``'s: ``learning_curve.png`` and the final evaluation against
+the baselines (:func:`run`).
 """
 
 from __future__ import annotations
@@ -194,6 +195,26 @@ def hand_potential_weights(rules, coef: float) -> torch.Tensor:
 
 
 # -- the games ---------------------------------------------------------------------------
+class EpisodeLog:
+    """The training episodes of a stream, a row each (return, learner decisions, seconds,
+    opponents) in SB3's Monitor format (``monitor/*.monitor.csv``, as ``--algo maskable_ppo``
+    writes them), which the learning curve's training panel reads."""
+
+    def __init__(self, path: Path):
+        from stable_baselines3.common.monitor import ResultsWriter
+
+        self.start = time.time()
+        self.writer = ResultsWriter(str(path), header={"t_start": self.start}, extra_keys=("opponent",))
+
+    def write(self, returns, lengths, opponents) -> None:
+        t = round(time.time() - self.start, 6)
+        for r, n, opponent in zip(returns, lengths, opponents, strict=True):
+            self.writer.write_row({"r": round(float(r), 6), "l": int(n), "t": t, "opponent": opponent})
+
+    def close(self) -> None:
+        self.writer.close()
+
+
 class LearnerStream:
     """Rollout source over :class:`LearnerGames`: the learner's decisions, one per game and
     step; a decision's successor is the next row of its game."""
@@ -206,6 +227,7 @@ class LearnerStream:
         self.label = "vs opponents"
         self.obs = self.games.reset(seed)
         self.ended_returns: list[float] = []
+        self.log: EpisodeLog | None = None
 
     def begin(self, num_steps: int) -> None:
         B = self.num_envs
@@ -229,6 +251,8 @@ class LearnerStream:
             self.rewards[rows][truncated] += value_of(final[truncated])
         if ended.any():
             self.ended_returns.extend(self.games.ended_returns.tolist())
+            if self.log is not None:
+                self.log.write(self.games.ended_returns, self.games.ended_lengths, self.games.ended_opponents)
         self.t += 1
 
     def pending(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -251,7 +275,9 @@ class SelfPlayStream:
         self.label = "self-play"
         self.n = rules.num_players
         self.ended_returns: list[float] = []
+        self.log: EpisodeLog | None = None
         self._episode_return = np.zeros((num_envs, self.n))
+        self._episode_length = np.zeros((num_envs, self.n), np.int64)  # each seat's decisions
 
     def begin(self, num_steps: int) -> None:
         B = self.num_envs
@@ -275,6 +301,7 @@ class SelfPlayStream:
         linked = before >= 0
         self.next_index[before[linked]] = index[linked]
         self.last[rows, seats] = index
+        self._episode_length[rows, seats] += 1
         rewards, ended = g.step(actions)
         self._episode_return += rewards
         has = self.last >= 0
@@ -284,7 +311,11 @@ class SelfPlayStream:
             self.ended[done[done >= 0]] = True
             self.last[ended] = -1
             self.ended_returns.extend(self._episode_return[ended].ravel().tolist())
+            if self.log is not None:
+                lengths = self._episode_length[ended].ravel()
+                self.log.write(self._episode_return[ended].ravel(), lengths, ["self"] * len(lengths))
             self._episode_return[ended] = 0.0
+            self._episode_length[ended] = 0
         self.t += 1
 
     def pending(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -746,6 +777,9 @@ def train(plan: Plan) -> dict:
     generator = torch.Generator().manual_seed(plan.seeds.sampling)
     past = PastSelves(args.pool_size, plan.seeds.pool, advisor)
     streams = make_streams(rules, args, policy, past, saved, plan.seeds.environments)
+    for stream in streams:  # a file per stream and segment, as MaskablePPO's monitor files
+        kind = "self" if isinstance(stream, SelfPlayStream) else "games"
+        stream.log = EpisodeLog(run_dir / "monitor" / f"{plan.segment:02d}_{kind}")
     hand_weights = hand_potential_weights(rules, args.shaping)
     writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
 
@@ -793,6 +827,8 @@ def train(plan: Plan) -> dict:
         log_evaluation(policy, plan, state, advisor)
     save()
     writer.close()
+    for stream in streams:
+        stream.log.close()
     print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / PPO_CHECKPOINT}", flush=True)
     return {
         "run_dir": run_dir,
