@@ -128,7 +128,6 @@ def test_episode_log_counts_every_decision_of_each_seat(tmp_path):
     for _ in range(steps):
         _, masks = stream.observe()
         stream.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-    stream.log.close()
     rows = read_monitor(tmp_path)
     assert rows and {r["opp"] for r in rows} == {"self"}
     assert sum(r["l"] for r in rows) + stream._episode_length.sum() == steps * 4

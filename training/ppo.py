@@ -200,19 +200,22 @@ class EpisodeLog:
     opponents) in SB3's Monitor format (``monitor/*.monitor.csv``, as ``--algo maskable_ppo``
     writes them), which the learning curve's training panel reads."""
 
+    COLUMNS = ("r", "l", "t", "opponent")
+
     def __init__(self, path: Path):
         from stable_baselines3.common.monitor import ResultsWriter
 
         self.start = time.time()
-        self.writer = ResultsWriter(str(path), header={"t_start": self.start}, extra_keys=("opponent",))
+        header = ResultsWriter(str(path), header={"t_start": self.start}, extra_keys=self.COLUMNS[3:])
+        self.path = header.file_handler.name
+        header.close()  # the rows are appended as episodes end: nothing stays open
 
     def write(self, returns, lengths, opponents) -> None:
         t = round(time.time() - self.start, 6)
-        for r, n, opponent in zip(returns, lengths, opponents, strict=True):
-            self.writer.write_row({"r": round(float(r), 6), "l": int(n), "t": t, "opponent": opponent})
-
-    def close(self) -> None:
-        self.writer.close()
+        with open(self.path, "a", newline="\n") as f:
+            rows = csv.DictWriter(f, fieldnames=self.COLUMNS)
+            for r, n, opponent in zip(returns, lengths, opponents, strict=True):
+                rows.writerow({"r": round(float(r), 6), "l": int(n), "t": t, "opponent": opponent})
 
 
 class LearnerStream:
@@ -520,9 +523,12 @@ def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict]
 
 
 # -- the main loop -----------------------------------------------------------------------
-def make_streams(rules, args: Args, policy, past: PastSelves, saved: dict | None, seed: int) -> list:
+def make_streams(
+    rules, args: Args, policy, past: PastSelves, saved: dict | None, seed: int, monitor: Path | None = None
+) -> list:
     """The rollout's games: self-play games first, then the games against past selves and
-    agents (the pool seeded with the saved pool, or the initial network)."""
+    agents (the pool seeded with the saved pool, or the initial network); with ``monitor``,
+    each stream's episodes go to ``{monitor}_self`` or ``{monitor}_games`` (:class:`EpisodeLog`)."""
     self_games, mix, pool_chance = split_opponents(args.opponents, args.n_envs)
     streams: list = []
     if self_games:
@@ -534,6 +540,8 @@ def make_streams(rules, args: Args, policy, past: PastSelves, saved: dict | None
                 past.add(policy, weights)
             fixed.games.set_pool([past], pool_chance, label="past")
         streams.append(fixed)
+    for stream in streams if monitor is not None else []:
+        stream.log = EpisodeLog(Path(f"{monitor}_{'self' if isinstance(stream, SelfPlayStream) else 'games'}"))
     return streams
 
 
@@ -776,10 +784,8 @@ def train(plan: Plan) -> dict:
     start_elapsed, first_step = state["elapsed"], state["timesteps"]
     generator = torch.Generator().manual_seed(plan.seeds.sampling)
     past = PastSelves(args.pool_size, plan.seeds.pool, advisor)
-    streams = make_streams(rules, args, policy, past, saved, plan.seeds.environments)
-    for stream in streams:  # a file per stream and segment, as MaskablePPO's monitor files
-        kind = "self" if isinstance(stream, SelfPlayStream) else "games"
-        stream.log = EpisodeLog(run_dir / "monitor" / f"{plan.segment:02d}_{kind}")
+    monitor = run_dir / "monitor" / f"{plan.segment:02d}"  # a file per kind of game and segment, as MaskablePPO's
+    streams = make_streams(rules, args, policy, past, saved, plan.seeds.environments, monitor)
     hand_weights = hand_potential_weights(rules, args.shaping)
     writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
 
@@ -791,8 +797,7 @@ def train(plan: Plan) -> dict:
     budget = plan.budget if plan.budget is not None else math.inf
     total = plan.total if plan.total is not None else math.inf
     steps = args.n_envs * args.n_steps
-    print(f"run: {run_dir}; PPO vs {args.opponents}, {args.n_envs} games x {args.n_steps} steps per rollout")
-    sys.stdout.flush()
+    print(f"run: {run_dir}; PPO vs {args.opponents}, {args.n_envs} games x {args.n_steps} steps a rollout", flush=True)
     timing = {"rollout": 0.0, "update": 0.0}
     state["elapsed"] = start_elapsed + time.perf_counter() - clock
     while state["timesteps"] < total and state["elapsed"] < budget:
@@ -827,8 +832,6 @@ def train(plan: Plan) -> dict:
         log_evaluation(policy, plan, state, advisor)
     save()
     writer.close()
-    for stream in streams:
-        stream.log.close()
     print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / PPO_CHECKPOINT}", flush=True)
     return {
         "run_dir": run_dir,
