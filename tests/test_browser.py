@@ -217,7 +217,11 @@ def test_play_a_whole_game(page, server, shots):
     assert sorted(buttons.all_inner_texts()) == sorted(m["name"] for m in view["legal"])
     # play: call Yaniv when allowed, else the first legal move; until the end
     clicks, round_shot = 0, False
-    while not page.locator("#result-panel").is_visible():
+    while True:
+        # the page has drawn the last answer (a response arrives before the page shows it)
+        page.locator("#result-panel:visible, #moves button:visible").first.wait_for()
+        if page.locator("#result-panel").is_visible():
+            break
         call = page.locator("#moves button.call")
         target = call if call.count() else buttons.first
         with page.expect_response(lambda r: r.url.endswith("/move")) as answered:
