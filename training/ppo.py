@@ -114,12 +114,15 @@ def make_policy(rules, hidden: list[int], advice_scale: float | None = None, act
     )
 
 
-def head_weights(policy) -> tuple[torch.Tensor, torch.Tensor]:
-    """The actor's output layer as one matrix ``[A, H]`` and bias ``[A]``: the action-feature
-    head ``base(x) + proj(x) @ features.T`` is ``x @ (W_base + features @ W_proj).T +
-    b_base + features @ b_proj``."""
+def head_weights(policy, rows: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The actor's output layer as one matrix ``[A, H]`` and bias ``[A]``, or only their
+    ``rows`` (action ids) when given: the action-feature head ``base(x) + proj(x) @
+    features.T`` is ``x @ (W_base + features @ W_proj).T + b_base + features @ b_proj``."""
     head = policy.action_net
-    return head.base.weight + head.features @ head.proj.weight, head.base.bias + head.features @ head.proj.bias
+    base_weight, base_bias, features = head.base.weight, head.base.bias, head.features
+    if rows is not None:
+        base_weight, base_bias, features = base_weight[rows], base_bias[rows], features[rows]
+    return base_weight + features @ head.proj.weight, base_bias + features @ head.proj.bias
 
 
 def legal_moves(masks) -> tuple[torch.Tensor, torch.Tensor]:
@@ -142,16 +145,19 @@ def policy_and_value(
     policy, obs: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor, head=None, advice: torch.Tensor | None = None
 ):
     """Log-probabilities ``[N, K]`` of the legal moves ``ids`` (padding: about -1e8) and values
-    ``[N]``. Only the legal moves are scored (a dot product each, as DouZero scores its
-    legal moves) instead of all ~1,500 ids: the same distribution as masking the full
-    logits with -1e8 (sb3-contrib's ``MaskableCategorical``), at a twentieth of the cost.
-    ``head``: :func:`head_weights` when already computed (a rollout folds them once).
-    ``advice``: the advised move of each row (an advised policy's logits add
+    ``[N]``. Only the moves legal in some row are scored, instead of all ~1,500 ids: the
+    batch's distinct legal moves (a few hundred) in one matrix product, from which each row
+    takes its own. The same distribution as masking the full logits with -1e8 (sb3-contrib's
+    ``MaskableCategorical``); a dense product and a gather cost far less than gathering a
+    weight row per legal move, whose backward pass is a scatter.
+    ``head``: :func:`head_weights` of every action when already computed (a rollout folds
+    them once). ``advice``: the advised move of each row (an advised policy's logits add
     ``advice_scale`` to it, as :class:`agents.networks.AdvisedPolicy` does); ``obs`` is the
     environment's observation, without the advice column."""
-    weight, bias = head_weights(policy) if head is None else head
+    scored, position = torch.unique(ids, return_inverse=True)
+    weight, bias = head_weights(policy, scored) if head is None else (head[0][scored], head[1][scored])
     latent_pi = policy.mlp_extractor.policy_net(obs)
-    logits = torch.einsum("nh,nkh->nk", latent_pi, weight[ids]) + bias[ids]
+    logits = torch.addmm(bias, latent_pi, weight.T).gather(1, position)
     if advice is not None:
         logits = logits + policy.advice_scale * (ids == advice[:, None])
     log_probs = logits.masked_fill(~valid, -1e8).log_softmax(-1)
@@ -423,20 +429,6 @@ def gae(rewards, values, ended, next_index, boot, gamma: float, lam: float, num_
     return adv
 
 
-def flops_per_step(policy, update_epochs: int, minibatch_size: int) -> float:
-    """Floating-point operations per learner step (2 per multiply-add, matrix products only):
-    one forward pass in the rollout and ``update_epochs`` forward and backward passes (a
-    backward pass: twice a forward one), each minibatch folding the head once
-    (:func:`head_weights`). The head scores the legal moves, counted at 21 (the most seen
-    in a 2-player standard game: an upper figure)."""
-    layers = [m for m in policy.mlp_extractor.modules() if isinstance(m, torch.nn.Linear)]
-    hidden = policy.action_net.base.in_features
-    macs = sum(m.in_features * m.out_features for m in layers) + hidden  # actor and critic MLPs, value head
-    macs += 21 * hidden  # the legal moves' dot products
-    fold = policy.action_net.features.numel() * hidden / minibatch_size
-    return 2.0 * (macs * (1 + 3 * update_epochs) + fold * 3 * update_epochs)
-
-
 # -- evaluation --------------------------------------------------------------------------
 def evaluate(
     policy,
@@ -636,6 +628,15 @@ def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tens
     return out
 
 
+def rollout_moves(rollout: Rollout) -> tuple[torch.Tensor, torch.Tensor]:
+    """The legal ids and validity of every decision of ``rollout`` (``[T * B, K]``, each
+    step's padded to the widest step's ``K``)."""
+    width = max(ids.shape[1] for ids, _ in rollout.moves)
+    all_ids = torch.cat([torch.nn.functional.pad(ids, (0, width - ids.shape[1])) for ids, _ in rollout.moves])
+    all_valid = torch.cat([torch.nn.functional.pad(v, (0, width - v.shape[1])) for _, v in rollout.moves])
+    return all_ids, all_valid
+
+
 def update(
     policy, optimizer, rollout: Rollout, adv: np.ndarray, args: Args, generator, actor: bool = True
 ) -> np.ndarray:
@@ -644,9 +645,7 @@ def update(
     minimises the value loss alone: the actor's weights get no gradient."""
     returns = torch.as_tensor(adv + rollout.values, dtype=torch.float32)
     adv_t = torch.as_tensor(adv, dtype=torch.float32)
-    width = max(ids.shape[1] for ids, _ in rollout.moves)
-    all_ids = torch.cat([torch.nn.functional.pad(ids, (0, width - ids.shape[1])) for ids, _ in rollout.moves])
-    all_valid = torch.cat([torch.nn.functional.pad(v, (0, width - v.shape[1])) for _, v in rollout.moves])
+    all_ids, all_valid = rollout_moves(rollout)
     stats = []
     for _ in range(args.n_epochs):
         for mb in torch.randperm(len(adv_t), generator=generator).split(args.batch_size):
@@ -667,6 +666,30 @@ def update(
                 clipped = ((ratio - 1).abs() > args.clip_range).float().mean()
             stats.append([pg_loss.item(), v_loss.item(), entropy.item(), clipped.item()])
     return np.mean(stats, axis=0)
+
+
+def flops_per_step(policy, rollout: Rollout | None, update_epochs: int, minibatch_size: int) -> float:
+    """Floating-point operations per learner step (2 per multiply-add, matrix products only):
+    one forward pass in the rollout and ``update_epochs`` forward and backward passes (a
+    backward pass: twice a forward one). Each row of a forward pass scores every distinct
+    legal move of its batch (:func:`policy_and_value`), whose head rows are folded first:
+    once per rollout, once per minibatch. The distinct moves are counted on ``rollout``
+    (NaN without one): per step, and per ``minibatch_size`` of its decisions drawn as a
+    minibatch is."""
+    layers = [m for m in policy.mlp_extractor.modules() if isinstance(m, torch.nn.Linear)]
+    head = policy.action_net
+    hidden, features = head.base.in_features, head.features.shape[1]
+    if rollout is None:
+        return math.nan
+    ids, _ = rollout_moves(rollout)
+    per_step = np.mean([len(torch.unique(step_ids)) for step_ids, _ in rollout.moves])
+    order = torch.randperm(len(ids), generator=torch.Generator().manual_seed(0))
+    per_minibatch = np.mean([len(torch.unique(ids[mb])) for mb in order.split(minibatch_size)])
+    mlp = sum(m.in_features * m.out_features for m in layers) + hidden  # actor and critic MLPs, value head
+    fold = features * hidden  # one head row: features @ W_proj
+    forward = mlp + per_step * hidden + head.features.shape[0] * fold / len(ids)
+    learn = mlp + per_minibatch * hidden + per_minibatch * fold / minibatch_size
+    return 2.0 * (forward + 3 * update_epochs * learn)
 
 
 EVAL_COLUMNS = ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
@@ -798,7 +821,7 @@ def train(plan: Plan) -> dict:
     total = plan.total if plan.total is not None else math.inf
     steps = args.n_envs * args.n_steps
     print(f"run: {run_dir}; PPO vs {args.opponents}, {args.n_envs} games x {args.n_steps} steps a rollout", flush=True)
-    timing = {"rollout": 0.0, "update": 0.0}
+    timing, rollout = {"rollout": 0.0, "update": 0.0}, None
     state["elapsed"] = start_elapsed + time.perf_counter() - clock
     while state["timesteps"] < total and state["elapsed"] < budget:
         if args.eval_every and state["timesteps"] >= state["next_eval"]:
@@ -839,7 +862,7 @@ def train(plan: Plan) -> dict:
         "seconds": time.perf_counter() - clock,
         "rollout_seconds": timing["rollout"],
         "update_seconds": timing["update"],
-        "flops_per_step": flops_per_step(policy, args.n_epochs, args.batch_size),
+        "flops_per_step": flops_per_step(policy, rollout, args.n_epochs, args.batch_size),
     }
 
 
