@@ -116,6 +116,17 @@ def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
     assert both[: len(first)] == first and 512 < sum(e["l"] for e in both) <= 1024
 
 
+def test_n_envs_zero_plays_one_game_per_cpu(tmp_path):
+    """``--n-envs 0`` means one game per CPU this process may use (the plan's ``n_envs``): the
+    lean learner steps that many games, where it once read the option itself and stepped none."""
+    from yaniv_env.core.cpus import available_cpus
+
+    plan = small(tmp_path, n_envs=0, n_steps=8, batch_size=8, total_timesteps=1)
+    assert plan.n_envs == available_cpus() >= 1
+    result = ppo.train(plan)
+    assert result["steps"] == plan.n_envs * 8
+
+
 def test_episode_log_counts_every_decision_of_each_seat(tmp_path):
     """Self-play: each ended game writes a row per seat, its return and that seat's decisions;
     with the decisions of the games still under way, they are every decision played."""
@@ -208,7 +219,7 @@ def test_an_advised_rollout_measures_how_often_its_arg_max_follows_the_advice():
     policy = ppo.make_policy(rules, [32, 32], advice_scale=5.0)
     advisor = make_advisor("heuristic", rules, seed=0)
     args = Args(algo="ppo", n_envs=16, opponents="heuristic")
-    streams = ppo.make_streams(rules, args, policy, ppo.PastSelves(1, 0, advisor), None, 3)
+    streams = ppo.make_streams(rules, args, args.n_envs, policy, ppo.PastSelves(1, 0, advisor), None, 3)
     generator = torch.Generator().manual_seed(0)
     assert ppo.collect(policy, streams, 8, generator, 0.99, advisor).followed == 1.0
     with torch.no_grad():

@@ -516,17 +516,24 @@ def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict]
 
 # -- the main loop -----------------------------------------------------------------------
 def make_streams(
-    rules, args: Args, policy, past: PastSelves, saved: dict | None, seed: int, monitor: Path | None = None
+    rules,
+    args: Args,
+    num_envs: int,
+    policy,
+    past: PastSelves,
+    saved: dict | None,
+    seed: int,
+    monitor: Path | None = None,
 ) -> list:
-    """The rollout's games: self-play games first, then the games against past selves and
+    """The rollout's ``num_envs`` games: self-play games first, then the games against past selves and
     agents (the pool seeded with the saved pool, or the initial network); with ``monitor``,
     each stream's episodes go to ``{monitor}_self`` or ``{monitor}_games`` (:class:`EpisodeLog`)."""
-    self_games, mix, pool_chance = split_opponents(args.opponents, args.n_envs)
+    self_games, mix, pool_chance = split_opponents(args.opponents, num_envs)
     streams: list = []
     if self_games:
         streams.append(SelfPlayStream(rules, self_games, args.episode, args.reward, seed))
-    if self_games < args.n_envs:
-        fixed = LearnerStream(rules, args.n_envs - self_games, mix, args.episode, args.reward, seed + self_games)
+    if self_games < num_envs:
+        fixed = LearnerStream(rules, num_envs - self_games, mix, args.episode, args.reward, seed + self_games)
         if pool_chance:
             for weights in saved["pool"] if saved is not None else [policy.state_dict()]:
                 past.add(policy, weights)
@@ -808,7 +815,7 @@ def train(plan: Plan) -> dict:
     generator = torch.Generator().manual_seed(plan.seeds.sampling)
     past = PastSelves(args.pool_size, plan.seeds.pool, advisor)
     monitor = run_dir / "monitor" / f"{plan.segment:02d}"  # a file per kind of game and segment, as MaskablePPO's
-    streams = make_streams(rules, args, policy, past, saved, plan.seeds.environments, monitor)
+    streams = make_streams(rules, args, plan.n_envs, policy, past, saved, plan.seeds.environments, monitor)
     hand_weights = hand_potential_weights(rules, args.shaping)
     writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
 
@@ -819,8 +826,8 @@ def train(plan: Plan) -> dict:
 
     budget = plan.budget if plan.budget is not None else math.inf
     total = plan.total if plan.total is not None else math.inf
-    steps = args.n_envs * args.n_steps
-    print(f"run: {run_dir}; PPO vs {args.opponents}, {args.n_envs} games x {args.n_steps} steps a rollout", flush=True)
+    steps = plan.n_envs * args.n_steps
+    print(f"run: {run_dir}; PPO vs {args.opponents}, {plan.n_envs} games x {args.n_steps} steps a rollout", flush=True)
     timing, rollout = {"rollout": 0.0, "update": 0.0}, None
     state["elapsed"] = start_elapsed + time.perf_counter() - clock
     while state["timesteps"] < total and state["elapsed"] < budget:
