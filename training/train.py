@@ -75,11 +75,11 @@ Every ``--eval-every`` steps (and at step 0) the current policy plays ``--eval-g
 games against each ``--eval-opponents`` entry in the duplicate format of
 :mod:`agents.evaluation` (rounded up to whole deals: a multiple of the seatings of a deal),
 and ``eval.csv`` gets the game win rate with its 95% interval. It is the same measure as the
-final evaluation, only smaller. Whole games are long (two players: ~9 rounds against
-``random``, 20-40 against ``greedy`` and ``heuristic``) and the policy plays them one
+final evaluation, only smaller. Whole games are long and the policy plays them one
 decision at a time, so with the defaults (20 games against each of 3 opponents every
-100,000 steps) an evaluation takes a noticeable share of the budget (what it cost on the
-project's machine: ``docs/training.md``). It counts against ``--minutes``.
+100,000 steps) an evaluation takes a noticeable share of the budget (how long games are and
+what an evaluation cost on the project's machine: ``docs/training.md``). It counts against
+``--minutes``.
 
 Modules
 -------
@@ -104,7 +104,7 @@ What the ten-minute default does (standard rules, 2 players; figures: ``docs/tra
 * **Advised policy** (``--advice score_heuristic``): the score-aware heuristic's move
   enters the logits with a trained weight, so the policy starts as that heuristic.
 * **Imitation of the advisor** (``--pretrain score_heuristic``): 60,000 of its decisions in
-  the learner's seat (seconds on the batched engine), 4 epochs; the policy already plays
+  the learner's seat (collected on the batched engine), 4 epochs; the policy already plays
   them, so this warms up the value net on the advisor's returns.
 * **PPO on whole games against the heuristic** at a low learning rate (1e-5), no entropy
   bonus, for the rest of the budget: it keeps the policy near its advisor (the earlier
@@ -112,9 +112,9 @@ What the ten-minute default does (standard rules, 2 players; figures: ``docs/tra
 * **Hand shaping** (``--shaping``): potential-based, so it cannot change the optimum.
 * **Action features** (``--action-features``): the output layer also scores each action
   by the cards it moves, so learning carries over between the ~1,500 action ids.
-* **16 batched environments in one process** and **one torch thread**: the forward pass
-  costs about the same for 1 or 16 observations, and extra torch threads on shared cores
-  collapse the throughput.
+* **16 batched environments in one process** and **one torch thread**: the environments
+  share each forward pass, and small networks run faster on one thread (why:
+  ``docs/training.md``, Stable-Baselines3 directly).
 """
 
 from __future__ import annotations

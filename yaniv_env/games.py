@@ -13,9 +13,8 @@ scored unit     round (``episode="round"``)      deal (``episode="deal"``)
 
 Each also states the largest values a rules dict read from a file may hold
 (``rule_limits``): beyond them the observation and action tables grow too large to build
-(600 Yaniv players asked for 3.9 GB of observation tables, a hand of 40 cards with 100
-jokers per deck for 56 s of action table), far above every preset (at most 21 Yaniv
-players with two decks, hands of 7 cards).
+(what they cost without the limits: ``docs/loading-limits.md``), far above every preset (at
+most 21 Yaniv players with two decks, hands of 7 cards).
 
 A :class:`Game` only records where a game's modules are and imports them on first use:
 ``import yaniv_env.games`` stays as light as the rules core.

@@ -92,10 +92,9 @@ Every player receives its reward when it is earned, whether or not it is acting:
                      for the lowest hand on a stock-out).
 ``"score_outcome"``  (default) ``"score"`` plus ``"outcome"``. The game is decided by the
                      lowest total after four deals, so the outcome is what to maximise; the
-                     per-deal score change is a dense signal of the same sign and similar
-                     size (random play: a deal costs a non-winner ~0.6 in 2-player games)
-                     that tells the learner *how much* a deal cost, including the ×3 and
-                     ×2 of going out on a 7 or a Jack.
+                     per-deal score change is a dense signal of the same sign that tells
+                     the learner *how much* a deal cost, including the ×3 and ×2 of going
+                     out on a 7 or a Jack.
 
 ``infos[agent]["deal_result"]`` holds the last finished deal
 (:class:`yaniv_env.pis_yedili.engine.DealResult`). There is no elimination: all agents
