@@ -235,6 +235,31 @@ def test_core_knows_no_game():
     assert not bad, f"the core imports game modules: {bad}"
 
 
+def _absolute(path: Path, level: int, module: str) -> str:
+    """The absolute name of an import ``(level, module)`` made in the source file ``path``."""
+    if not level:
+        return module
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    base = package[: len(package) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def test_the_library_never_imports_its_tools():
+    """The tools (bench, verify, sweep, play, replay, web) are built on the games: no module of
+    ``yaniv_env`` outside ``tools/`` imports them, functions included."""
+    tools = ROOT / "yaniv_env" / "tools"
+    bad = {}
+    for path in sorted((ROOT / "yaniv_env").rglob("*.py")):
+        if tools in path.parents:
+            continue
+        names = sorted(
+            m for m in (_absolute(path, *i) for i in _relative_imports(path)) if m.startswith("yaniv_env.tools")
+        )
+        if names:
+            bad[str(path.relative_to(ROOT))] = names
+    assert not bad, f"the library imports its tools: {bad}"
+
+
 @pytest.mark.parametrize("module", LIGHT)
 def test_rules_cores_import_no_rl_library(module, imported_with_numpy):
     heavy = _top_level(imported_with_numpy[module]) & set(RL_LIBRARIES)
