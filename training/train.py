@@ -28,7 +28,7 @@ layouts and environments are. Options not given take the Pis Yedili defaults of
 and the periodic and final evaluations against ``pis_random`` and ``pis_heuristic``.
 ``--rules`` names a Pis Yedili preset; ``--shaping`` counts the hand's penalty points;
 ``--action-features`` (Yaniv card features) and the Yaniv-only episode and reward names
-are refused. Checkpoints record the game (:mod:`agents.trained`): a Pis Yedili model is
+are refused. Checkpoints record the game (:mod:`training.checkpoint`): a Pis Yedili model is
 refused where Yaniv is played and the reverse, and ``--resume`` keeps the run's game.
 
 Advised policies and distillation (``--advice``)
@@ -57,7 +57,7 @@ A run directory holds::
     final_eval.txt, .json     the final evaluation (``agents.evaluation``) against each
     final_eval_vs_*.csv       baseline, and its summary
 
-The checkpoint format is described in :mod:`agents.trained`.
+The checkpoint format is described in :mod:`training.checkpoint`.
 
 What the command shows
 ----------------------
