@@ -363,7 +363,7 @@ def test_every_environment_builds_with_defaults_without_agents():
     _run(
         _BLOCK_UPPER_LAYERS + "\nimport gymnasium, numpy as np, yaniv_env"
         "\nfrom yaniv_env import pis_yedili"
-        "\nfrom yaniv_env.yaniv.batched.envs import YanivVectorEnv"
+        "\nfrom yaniv_env.yaniv.batched.envs import BatchedSelfPlay, YanivVectorEnv"
         "\nfrom yaniv_env.yaniv.batched.sb3 import YanivVecEnv"
         "\nfor make in (yaniv_env.env, yaniv_env.raw_env, pis_yedili.env, pis_yedili.raw_env):"
         "\n    env = make(); env.reset(seed=0)"
@@ -379,6 +379,8 @@ def test_every_environment_builds_with_defaults_without_agents():
         "\nfor envs in (YanivVectorEnv(), YanivVecEnv()):"
         "\n    envs.reset(seed=0) if isinstance(envs, YanivVectorEnv) else envs.reset()"
         "\n    for _ in range(20): envs.step(envs.action_masks().argmax(axis=1))"
+        "\nself_play = BatchedSelfPlay(); self_play.reset(seed=0)"
+        "\nfor _ in range(20): self_play.step(self_play.masks.argmax(axis=1))"
         "\nassert not {'agents', 'training'} & {m.split('.')[0] for m in sys.modules}"
     )
 
