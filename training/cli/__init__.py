@@ -20,7 +20,7 @@ from yaniv_env.core.imports import MissingExtra, needs_extra
 from yaniv_env.core.limits import file_error
 
 COMMANDS = {
-    "train": ("training.cli.train", "train an agent (MaskablePPO, self-play league)"),
+    "train": ("training.cli.train", "train an agent (lean PPO; --algo maskable_ppo: MaskablePPO, self-play league)"),
     "train-rllib": ("training.rllib.train", "train with RLlib on Ray (multi-agent PPO self-play; [rllib] extra)"),
     "eval": ("training.cli.eval", "evaluate agents against each other with confidence intervals"),
     "play": ("yaniv_env.tools.play", "play in the terminal against agents"),
