@@ -11,9 +11,14 @@
 RLlib's current API stack (RLModule, Learner, EnvRunner, ConnectorV2) trains one policy
 module, ``shared``, for every seat of the PettingZoo AEC environment
 (:class:`training.rllib.env.YanivMultiAgentEnv`), with the action-masking actor-critic
-:class:`training.rllib.module.MaskedActorCritic`; ``--opponents`` puts the project's
-baselines in some seats. Options that mean the same as in ``yaniv train``
-(``training.train.Args``) have the same names and defaults where they make sense.
+:class:`training.rllib.module.MaskedActorCritic`. ``--opponents`` fills the seats besides
+one of the learning policy, drawn per seat and episode: ``self`` is the shared policy
+(self-play), any other name an ``agents.make`` baseline playing inside the environment.
+Options that mean the same as in ``yaniv train`` (``training.args.Args``) have the same
+names and defaults where they make sense. ``--resume`` continues a run with its own
+arguments: only the budget (``--total-timesteps``, ``--minutes``), the Ray options
+(``--address``, ``--num-cpus``, ``--env-runners``, ``--envs-per-runner``,
+``--torch-threads``) and ``--checkpoint-every`` may change.
 
 Run directory (``--output-dir``/``--run-name``)::
 
@@ -66,16 +71,13 @@ class RLlibOptions:
     game: str = "yaniv"
     """The game: ``yaniv`` or ``pis_yedili`` (give its baselines in --opponents)."""
     opponents: str = "self"
-    """Who holds the seats besides one seat of the learning policy, drawn per seat and
-    episode: a mix such as ``self:2,heuristic:1`` (``self``: the shared policy, i.e.
-    self-play; other names: ``agents.make`` baselines playing inside the environment)."""
+    """Who holds the other seats, drawn per seat and episode: a mix such as ``self:2,heuristic:1``."""
     total_timesteps: int = 1_000_000
     """Environment steps (decisions of the policy's seats) to train for, over resumes."""
     learning_rate: float = 3e-4
     """Adam learning rate (from scratch: there is no imitation warm start here)."""
     address: str | None = None
-    """Join a running Ray cluster (``auto``, or ``HOST:PORT`` of its head); default: start
-    Ray on this machine."""
+    """Join a running Ray cluster (``auto``, or ``HOST:PORT`` of its head); default: start Ray here."""
     num_cpus: int | None = None
     """CPUs of the local Ray instance (default: all; ignored with --address)."""
     env_runners: int = 1
@@ -91,8 +93,7 @@ class RLlibOptions:
     run_name: str | None = None
     """Run directory name (default: ``rllib_{rules}_{n}p__{seed}__{timestamp}``)."""
     resume: str | None = None
-    """Continue the run in this directory from its last checkpoint, with its arguments (only
-    the budget, the Ray options and --checkpoint-every may change)."""
+    """Continue the run in this directory from its last checkpoint, with its arguments."""
 
 
 def _make_args() -> type:
