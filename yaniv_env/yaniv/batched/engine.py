@@ -12,13 +12,12 @@ import numpy as np
 
 from ...core.engine import action_name
 from ...core.ids import is_int
-from ...core.outcome import place_reward
 from ...core.seeding import game_key
 from ..actions import action_table
 from ..cards import NUM_KINDS, NUM_SUITS
 from ..engine import DISCARD, GAME_OVER
 from ..observation import ObservationLayout
-from ..rewards import SCORE_SCALE, check_reward
+from ..rewards import check_reward, seat_rewards
 from ..rules import Rules, get_rules
 from . import kernels as K
 from .tables import Tables, tables
@@ -383,28 +382,25 @@ class BatchedYaniv:
 
 def round_rewards(result: StepResult, scheme: str = "score_outcome", episode: str = "game") -> np.ndarray:
     """float64 [B, n]: the AEC environment's rewards for the rounds that ended in ``result``
-    (zeros elsewhere), for reward ``scheme`` and ``episode`` (``game`` or ``round``); seats
-    already out of the game get none, as in the environment: the batched mirror of
-    :func:`yaniv_env.yaniv.rewards.part_rewards`."""
+    (zeros elsewhere), for reward ``scheme`` and ``episode`` (``game`` or ``round``): the one
+    definition, :func:`yaniv_env.yaniv.rewards.seat_rewards`, read from the step's arrays.
+    Seats already out of the game get none, as in the environment."""
     check_reward(scheme, episode)
     B, n = result.score_delta.shape
     rewards = np.zeros((B, n))
     for b in np.flatnonzero(result.round_over):
-        live = [p for p in range(n) if result.hand_totals[b, p] >= 0]
-        if scheme in ("score", "score_outcome"):
-            for p in live:
-                rewards[b, p] -= result.score_delta[b, p] / SCORE_SCALE
-        if scheme == "round_win":
-            rewards[b, result.winners[b]] += 1.0
-        if scheme in ("outcome", "score_outcome"):
-            if episode == "round":
-                for p in live:
-                    place = sum(1 for q in live if result.points[b, q] < result.points[b, p])
-                    rewards[b, p] += place_reward(place, len(live))
-            else:
-                ending = live if result.game_over[b] else np.flatnonzero(result.eliminated[b])
-                for p in ending:
-                    rewards[b, p] += place_reward(int(result.places[b, p]), n)
+        rewards[b] = seat_rewards(
+            scheme,
+            episode,
+            n,
+            np.flatnonzero(result.hand_totals[b] >= 0).tolist(),
+            result.score_delta[b].tolist(),
+            np.flatnonzero(result.winners[b]).tolist(),
+            result.points[b].tolist(),
+            bool(result.game_over[b]),
+            np.flatnonzero(result.eliminated[b]).tolist(),
+            result.places[b].tolist(),
+        )
     return rewards
 
 
