@@ -30,6 +30,12 @@ from .heuristic import HeuristicAgent
 from .heuristic_batched import DEFAULTS as HEURISTIC_DEFAULTS
 from .heuristic_batched import (
     EMPTY_HAND_COST,
+    T_CARD_STARTS,
+    T_DECK_COUNTS,
+    T_DISC_COUNTS,
+    T_DISC_MOVE,
+    T_DISC_N_TAKEABLE,
+    T_DISC_TAKEABLE,
     TurnPlans,
     _decide_range,
     _scratch,
@@ -102,12 +108,13 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
     seat, then the heuristic with weights ``w`` (``_decide_range`` on the acting seat's
     observation, decoded as :meth:`HeuristicTables.decode` does) for every seat, except that
     the decision right after ``first[i]`` takes ``draw[i]`` where it is a legal draw. ``ht``:
-    the heuristic's tables (card_end, known_start, card_starts, n, int_rules, milestones,
-    deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves);
+    the heuristic's tables (card_end, known_start, n, int_rules, milestones, num_moves, then
+    the tuple of arrays its kernel indexes by the ``T_*`` constants);
     ``fields``: the observation offsets of hand_sizes, alive, caller, stock, round_progress and
     phase; ``scales``: hand size, deck size, turn limit; ``obs`` and ``mask``: one row of work space."""
-    card_end, known_start, card_starts, n, ir, milestones, deck_counts, disc_counts, disc_takeable = ht[:9]
-    disc_n_takeable, disc_move, num_moves = ht[9], ht[10], ht[11]
+    card_end, known_start, n, ir, milestones, num_moves, tabs = ht
+    card_starts, deck_counts, disc_counts = tabs[T_CARD_STARTS], tabs[T_DECK_COUNTS], tabs[T_DISC_COUNTS]
+    disc_takeable, disc_n_takeable, disc_move = tabs[T_DISC_TAKEABLE], tabs[T_DISC_N_TAKEABLE], tabs[T_DISC_MOVE]
     g = st.g
     round_over = rs.round_over
     legal = np.empty(K.MAX_LEGAL, np.int64)
@@ -589,8 +596,9 @@ class SearchAgent(AgentBase):
                 ht,
                 np.array([*fields, ht.phase_slice.start], dtype=np.int64),
                 np.array([eng.rules.hand_size, eng.rules.deck_size, eng.rules.turn_limit], dtype=np.float64),
-                (ht.card_end, ht.known_start, ht.card_starts, ht.n, ht.int_rules, ht.milestones, ht.deck_counts,
-                 ht.disc_counts, ht.disc_takeable, ht.disc_n_takeable, ht.disc_move, ht.num_moves),
+                (ht.card_end, ht.known_start, ht.n, ht.int_rules, ht.milestones, ht.num_moves,
+                 (ht.card_starts, ht.deck_counts, ht.disc_counts, ht.disc_takeable, ht.disc_n_takeable,
+                  ht.disc_move)),  # in the order of the T_* indices
             )  # fmt: skip
         _, fields, scales, tables = self._kernel_args
         rows = np.arange(count, dtype=np.int64)
