@@ -156,6 +156,17 @@ class VecOpponentPool(VecEnvWrapper):
         return self.venv.step_wait()
 
 
+def hand_potential_weights(rules, coef: float) -> np.ndarray:
+    """``w`` (float64, the observation's size) such that ``observation @ w`` is the shaping
+    potential ``Φ = -coef · hand total / 100`` of :class:`VecHandShaping` and of the lean
+    learner (:mod:`training.ppo`); an advice column appended to the observation is not read."""
+    game = game_of(rules)
+    layout = game.observation_layout(rules)
+    w = np.zeros(layout.size)
+    w[layout.pieces["hand"].slice] = -coef * np.asarray(game.card_values(rules), dtype=np.float64) / 100.0
+    return w
+
+
 class VecHandShaping(VecEnvWrapper):
     """Potential-based reward shaping (Ng et al., 1999) with ``Φ(s) = -coef · hand total / 100``,
     for every kind of training environment.
@@ -172,16 +183,13 @@ class VecHandShaping(VecEnvWrapper):
 
     def __init__(self, venv, coef: float = 1.0, gamma: float = 0.995):
         super().__init__(venv)
-        rules = venv.get_attr("rules")[0]
-        game = game_of(rules)
-        self._hand = game.observation_layout(rules).pieces["hand"].slice
-        self._values = np.asarray(game.card_values(rules), dtype=np.float64)
+        self._weights = hand_potential_weights(venv.get_attr("rules")[0], float(coef))
         self.coef = float(coef)
         self.gamma = float(gamma)
         self._phi = np.zeros(self.num_envs)
 
     def potential(self, obs: np.ndarray) -> np.ndarray:
-        return -self.coef * (obs[:, self._hand] @ self._values) / 100.0
+        return obs[:, : len(self._weights)] @ self._weights
 
     def reset(self):
         obs = self.venv.reset()

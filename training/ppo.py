@@ -79,6 +79,7 @@ import torch
 from training import config
 from training.args import Args
 from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
+from training.envs import hand_potential_weights
 from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
 from training.plan import Plan, make_plan
@@ -186,18 +187,6 @@ def sample(log_probs: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """One position per row by the Gumbel-max trick (padding, at about -1e8, is never drawn)."""
     u = torch.rand(log_probs.shape, generator=generator).clamp_(1e-12, 1.0)
     return (log_probs - torch.log(-torch.log(u))).argmax(-1)
-
-
-def hand_potential_weights(rules, coef: float) -> torch.Tensor:
-    """``w`` such that ``observation @ w`` is the shaping potential ``-coef * hand total / 100``."""
-    from yaniv_env.games import game_of
-
-    game = game_of(rules)
-    w = torch.zeros(game.observation_layout(rules).size)
-    w[game.observation_layout(rules).pieces["hand"].slice] = torch.as_tensor(
-        np.asarray(game.card_values(rules), dtype=np.float32)
-    )
-    return -coef * w / 100.0
 
 
 # -- the games ---------------------------------------------------------------------------
@@ -816,7 +805,7 @@ def train(plan: Plan) -> dict:
     past = PastSelves(args.pool_size, plan.seeds.pool, advisor)
     monitor = run_dir / "monitor" / f"{plan.segment:02d}"  # a file per kind of game and segment, as MaskablePPO's
     streams = make_streams(rules, args, plan.n_envs, policy, past, saved, plan.seeds.environments, monitor)
-    hand_weights = hand_potential_weights(rules, args.shaping)
+    hand_weights = torch.as_tensor(hand_potential_weights(rules, args.shaping), dtype=torch.float32)
     writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
 
     def save() -> None:
