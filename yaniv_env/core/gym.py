@@ -38,6 +38,7 @@ from gymnasium import spaces
 
 from .aec import RENDER_FPS, RENDER_MODES
 from .ids import is_int
+from .opponents import MAX_REDEALS, opponent_seed
 from .policies import Policy, as_policy
 
 OpponentSpec = Any  # a registered name, a Policy, or a callable (observation, mask) -> int
@@ -124,9 +125,6 @@ class CardGameGymEnv(gymnasium.Env):
         """The learner's legal-action mask (``bool``), for MaskablePPO."""
         return self._mask.astype(bool)
 
-    #: Deals tried at reset before giving up (see :meth:`reset`).
-    MAX_REDEALS = 100
-
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start an episode with the opponents last set. The AEC game is seeded from this
         environment's generator. If the opponents finish the episode before the learner's
@@ -141,18 +139,16 @@ class CardGameGymEnv(gymnasium.Env):
         if seed is not None:
             for i, opp in enumerate(self._opponents):
                 if hasattr(opp, "reset"):
-                    opp.reset(seed=seed * 1000 + i + 1)
+                    opp.reset(seed=opponent_seed(seed, i))
         others = [p for p in range(n) if p != self._seat]
         self._seat_policies = {aec.possible_agents[p]: opp for p, opp in zip(others, self._opponents, strict=True)}
         self._learner = aec.possible_agents[self._seat]
-        for _ in range(self.MAX_REDEALS):
+        for _ in range(MAX_REDEALS):
             aec.reset(seed=int(self.np_random.integers(2**63)))
             self._carry, _, _ = self._play_opponents()
             if not self._done:
                 return self._observe(), self._info()
-        raise RuntimeError(
-            f"the opponents ended {self.MAX_REDEALS} episodes in a row before the learner's first decision"
-        )
+        raise RuntimeError(f"the opponents ended {MAX_REDEALS} episodes in a row before the learner's first decision")
 
     def step(self, action):
         aec = self.aec

@@ -4,6 +4,9 @@
 Gymnasium wrapper of training (:class:`training.league.OpponentSampler`) and the batched
 learner games (:class:`yaniv_env.yaniv.batched.envs.LearnerGames`), so that the two draw
 from the same distribution (and, from generators in the same state, the same opponents).
+The Gymnasium wrapper (:class:`yaniv_env.core.gym.CardGameGymEnv`) and the batched learner
+games also seed their opponents alike (:func:`opponent_seed`), and redeal an episode that the
+opponents end before the learner's first decision at most :data:`MAX_REDEALS` times.
 """
 
 from __future__ import annotations
@@ -12,6 +15,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+#: Deals tried per reset before giving up, when the opponents keep ending the episode before
+#: the learner's first decision.
+MAX_REDEALS = 100
+
+
+def opponent_seed(seed: int, seat_index: int) -> int:
+    """The seed of the opponent in the ``seat_index``-th other seat (0-based, in seat order)
+    of an episode reset with ``seed``."""
+    return seed * 1000 + seat_index + 1
 
 
 def draw_opponents(
@@ -37,4 +50,4 @@ def draw_opponents(
     return out
 
 
-__all__ = ["draw_opponents"]
+__all__ = ["MAX_REDEALS", "draw_opponents", "opponent_seed"]

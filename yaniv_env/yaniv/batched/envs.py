@@ -90,7 +90,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ...core.ids import is_int
-from ...core.opponents import draw_opponents
+from ...core.opponents import MAX_REDEALS, draw_opponents, opponent_seed
 from ...core.policies import batched_policy
 from ...core.seeding import seeded_key
 from ..actions import action_table
@@ -100,9 +100,6 @@ from . import BatchedYaniv, round_rewards
 
 # YanivVecEnv (Stable-Baselines3) lives in .sb3, which needs SB3 and torch; this module does not.
 __all__ = ["LearnerGames", "YanivVectorEnv", "BatchedSelfPlay", "check_actions", "game_indices"]
-
-#: Deals tried per reset before giving up (as :attr:`YanivGymEnv.MAX_REDEALS`).
-MAX_REDEALS = 100
 
 
 def _label(spec) -> str:
@@ -322,7 +319,7 @@ class LearnerGames:
         """Game ``b``'s generator and opponents' keys, as ``YanivGymEnv.reset(seed)`` seeds its own."""
         self._slot_rngs[b] = np.random.default_rng(seed)
         for j in range(self.num_players - 1):
-            self.opponent_keys[b, j] = seeded_key(None if seed is None else seed * 1000 + j + 1)
+            self.opponent_keys[b, j] = seeded_key(None if seed is None else opponent_seed(seed, j))
 
     def _start(self, slots: np.ndarray) -> None:
         """New episodes in ``slots`` (bool [B]): seat and deal from each slot's generator, the
