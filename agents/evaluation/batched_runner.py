@@ -29,9 +29,9 @@ from agents.evaluation.loop import Game, games_of, play_games
 from agents.evaluation.records import GameRecord, game_outs, game_record
 from agents.heuristic_batched import _decide_range
 from yaniv_env.core.policies import batched_policy
+from yaniv_env.core.seeding import agent_seed
 from yaniv_env.core.streams import agent_key
 from yaniv_env.games import game_of
-from yaniv_env.tools.replay import agent_seed
 from yaniv_env.yaniv import engine
 from yaniv_env.yaniv.batched import REASONS, BatchedYaniv
 from yaniv_env.yaniv.batched.engine import ENGINE_KERNELS, cache_is_cold, compile_notice

@@ -21,8 +21,8 @@ import numpy as np
 
 from agents.evaluation.records import GameRecord
 from agents.evaluation.stats import CONFIDENCE, METRICS, EntrantStats, Estimate, metric_titles
+from yaniv_env.core.game import rules_to_dict
 from yaniv_env.games import Game, game_of
-from yaniv_env.tools.replay import rules_to_dict
 from yaniv_env.yaniv.rules import Rules
 
 

@@ -13,8 +13,9 @@ import numpy as np
 from agents.evaluation.entrants import build_agent
 from agents.evaluation.loop import Game, games_of, play_games
 from agents.evaluation.records import GameRecord, game_outs, game_record
+from yaniv_env.core.seeding import agent_seed
 from yaniv_env.games import game_of
-from yaniv_env.tools.replay import agent_seed, decide, make_record
+from yaniv_env.tools.replay import decide, make_record
 from yaniv_env.yaniv import engine
 
 

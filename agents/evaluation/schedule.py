@@ -2,7 +2,7 @@
 
 A fixed list of *deal seeds* is derived from ``seed`` (:func:`deal_seeds`). The deal seed
 seeds the environment's generator (deal, lots, reshuffles); the agent at seat ``s`` gets
-its own seed ``yaniv_env.tools.replay.agent_seed(deal_seed, s)`` (through ``reset(seed)`` when the
+its own seed ``yaniv_env.core.seeding.agent_seed(deal_seed, s)`` (through ``reset(seed)`` when the
 agent has it, else a fresh agent is built per game), so every game depends only on its deal
 seed and seating and the results do not depend on ``workers``.
 

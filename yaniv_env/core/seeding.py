@@ -145,3 +145,10 @@ def seat_blocks(cards: list[int], seats: int, size: int) -> tuple[list[list[int]
 def lot(n: int, key: int) -> int:
     """A number in ``[0, n)`` drawn by the stream ``key`` (its first word)."""
     return below(mix64((key + GOLDEN) & MASK64), n)
+
+
+def agent_seed(game_seed: int, seat: int) -> int:
+    """The seed of the agent sitting at ``seat`` in the game played with ``game_seed``: every
+    evaluation, ``yaniv play`` and ``yaniv serve`` seat their agents with it."""
+    state = np.random.SeedSequence([int(game_seed), int(seat), 0xA6E7]).generate_state(1, np.uint64)
+    return int(state[0] >> np.uint64(1))

@@ -80,13 +80,6 @@ MAX_FILE_BYTES = 32 << 20
 # -- seeds ----------------------------------------------------------------------------
 
 
-def agent_seed(game_seed: int, seat: int) -> int:
-    """The seed of the agent sitting at ``seat`` in the game played with ``game_seed``
-    (used by ``yaniv eval`` and ``yaniv play``)."""
-    state = np.random.SeedSequence([int(game_seed), int(seat), 0xA6E7]).generate_state(1, np.uint64)
-    return int(state[0] >> np.uint64(1))
-
-
 # -- rules as plain data ----------------------------------------------------------------
 
 
