@@ -67,6 +67,17 @@ def agent_available(name: str, rules) -> str | None:
     return None
 
 
+#: Tags of :class:`OpponentSampler`'s seed streams (SeedSequence entropy beside the seed it is
+#: given or reset with): each seat's baseline agents, and the draws of each episode's opponents.
+SEAT_AGENTS, OPPONENT_DRAWS = 0x5EA7, 7
+
+
+def seat_agent_seed(seed: int, seat: int, baseline: int) -> int:
+    """The seed of baseline ``baseline``'s agent in the ``seat``-th other seat of an
+    :class:`OpponentSampler` seeded with ``seed``."""
+    return int(np.random.SeedSequence([seed, seat, baseline, SEAT_AGENTS]).generate_state(1)[0])
+
+
 class OpponentSampler(gymnasium.Wrapper):
     """Draws the opponents of every episode from the baselines and the self-play pool
     (:func:`yaniv_env.core.opponents.draw_opponents`).
@@ -103,7 +114,7 @@ class OpponentSampler(gymnasium.Wrapper):
         # objects (rather than names) are shared by the seats.
         self.baselines = [
             [
-                agents.make(n, seed=seed * 1000 + 10 * s + j, rules=self.rules) if isinstance(n, str) else n
+                agents.make(n, seed=seat_agent_seed(seed, s, j), rules=self.rules) if isinstance(n, str) else n
                 for j, (n, _) in enumerate(baselines)
             ]
             for s in range(seats)
@@ -133,7 +144,7 @@ class OpponentSampler(gymnasium.Wrapper):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
-            self.rng = np.random.default_rng([seed, 7])
+            self.rng = np.random.default_rng([seed, OPPONENT_DRAWS])
         picks, self._label = self._draw()
         # The wrapper seats them from this reset on (and deals again by itself when the
         # opponents end an episode before the learner's first decision).
