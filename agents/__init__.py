@@ -48,6 +48,11 @@ SHIPPED_MODELS: dict[tuple[str, int], str] = {
 #: The default shipped agent (``standard``, 2 players): ``agents.make("ppo")``.
 SHIPPED_MODEL = Path(__file__).parent / "models" / SHIPPED_MODELS[("standard", 2)]
 
+#: The shipped model learnt from scratch (``standard``, 2 players): the lean PPO in self-play,
+#: no advisor and no imitation (its metadata says so). ``agents.make("ppo_scratch")``; its model
+#: card: ``docs/agents/ppo_scratch_standard_2p.md``.
+SCRATCH_MODEL = Path(__file__).parent / "models" / "ppo_scratch_standard_2p.safetensors"
+
 #: File suffixes ``agents.make`` reads as model paths.
 MODEL_SUFFIXES = (".safetensors", ".zip")
 
@@ -85,6 +90,10 @@ def _shipped_agent(seed: int | None = None, rules=None, num_players: int | None 
     return load(path, seed=seed, rules=rules, num_players=num_players, **options)
 
 
+def _scratch_agent(seed: int | None = None, rules=None, **options) -> Policy:
+    return load(SCRATCH_MODEL, seed=seed, rules="standard" if rules is None else rules, **options)
+
+
 def load(path: str, seed: int | None = None, **options) -> Policy:
     """A trained model file as an agent (:func:`agents.trained.load`: a ``.safetensors``
     play file, or a ``.zip`` checkpoint with ``trusted=True``)."""
@@ -120,6 +129,7 @@ for _name, _factory in {
     "search_fast": "agents.search_fast:FastSearchAgent",
     "round_search": "agents.search_fast:RoundSearchAgent",
     "ppo": _shipped_agent,
+    "ppo_scratch": _scratch_agent,
     "pis_random": "agents.pis_yedili:PisRandomAgent",
     "pis_heuristic": "agents.pis_yedili:PisHeuristicAgent",
 }.items():
@@ -142,6 +152,7 @@ def from_sb3(model, rules="standard", num_players: int | None = None, **options)
 __all__ = [
     "Policy",
     "RandomAgent",
+    "SCRATCH_MODEL",
     "SHIPPED_MODEL",
     "SHIPPED_MODELS",
     "from_sb3",

@@ -9,7 +9,8 @@ every shipped trained agent for those rules (``yaniv ladder``, :mod:`training.cl
 
 Each table is a :func:`agents.evaluation.league` (duplicate deals, every pairing with two
 players, random tables with more) of ``random``, ``greedy``, ``heuristic``,
-``score_heuristic`` and the shipped agent ``ppo`` for that preset and player count (:data:`agents.SHIPPED_MODELS`), plus
+``score_heuristic`` and the shipped agent ``ppo`` for that preset and player count (:data:`agents.SHIPPED_MODELS`),
+``ppo_scratch`` on ``standard`` with 2 players (:data:`agents.SCRATCH_MODEL`), plus
 ``search`` on the tables named by ``--search``: the search agent has no batched version,
 so its league runs through the AEC environment, much slower (``docs/evaluation.md``). Entrants are
 ranked by their OpenSkill ordinal (mu - 3 sigma); the games each played and its game win
@@ -57,10 +58,12 @@ def parse_tables(spec: str) -> list[tuple[str, int]]:
 
 def entrants(preset: str, players: int, search: bool) -> list[str]:
     """The ladder's entrants for one table: the baselines, ``search`` if asked, and the
-    shipped agent when there is one for these rules."""
+    shipped agents for these rules."""
     names = list(BASELINES) + (["search"] if search else [])
     if (preset, players) in agents.SHIPPED_MODELS:
         names.append("ppo")
+    if (preset, players) == ("standard", 2):
+        names.append("ppo_scratch")
     return names
 
 
