@@ -48,10 +48,13 @@ SHIPPED_MODELS: dict[tuple[str, int], str] = {
 #: The default shipped agent (``standard``, 2 players): ``agents.make("ppo")``.
 SHIPPED_MODEL = Path(__file__).parent / "models" / SHIPPED_MODELS[("standard", 2)]
 
-#: The shipped model learnt from scratch (``standard``, 2 players): the lean PPO in self-play,
-#: no advisor and no imitation (its metadata says so). ``agents.make("ppo_scratch")``; its model
-#: card: ``docs/agents/ppo_scratch_standard_2p.md``.
-SCRATCH_MODEL = Path(__file__).parent / "models" / "ppo_scratch_standard_2p.safetensors"
+#: The shipped models learnt from scratch, by (preset, players): the lean PPO in self-play, no
+#: advisor and no imitation (their metadata says so); the ladder seats them beside ``ppo``.
+SCRATCH_MODELS: dict[tuple[str, int], str] = {("standard", 2): "ppo_scratch_standard_2p.safetensors"}
+
+#: ``agents.make("ppo_scratch")``'s model (``standard``, 2 players); its model card:
+#: ``docs/agents/ppo_scratch_standard_2p.md``.
+SCRATCH_MODEL = Path(__file__).parent / "models" / SCRATCH_MODELS[("standard", 2)]
 
 #: File suffixes ``agents.make`` reads as model paths.
 MODEL_SUFFIXES = (".safetensors", ".zip")
@@ -153,6 +156,7 @@ __all__ = [
     "Policy",
     "RandomAgent",
     "SCRATCH_MODEL",
+    "SCRATCH_MODELS",
     "SHIPPED_MODEL",
     "SHIPPED_MODELS",
     "from_sb3",

@@ -672,11 +672,11 @@ def flops_per_step(policy, rollout: Rollout | None, update_epochs: int, minibatc
     once per rollout, once per minibatch. The distinct moves are counted on ``rollout``
     (NaN without one): per step, and per ``minibatch_size`` of its decisions drawn as a
     minibatch is."""
+    if rollout is None:
+        return math.nan
     layers = [m for m in policy.mlp_extractor.modules() if isinstance(m, torch.nn.Linear)]
     head = policy.action_net
     hidden, features = head.base.in_features, head.features.shape[1]
-    if rollout is None:
-        return math.nan
     ids, _ = rollout_moves(rollout)
     per_step = np.mean([len(torch.unique(step_ids)) for step_ids, _ in rollout.moves])
     order = torch.randperm(len(ids), generator=torch.Generator().manual_seed(0))

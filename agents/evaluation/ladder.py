@@ -10,7 +10,7 @@ every shipped trained agent for those rules (``yaniv ladder``, :mod:`training.cl
 Each table is a :func:`agents.evaluation.league` (duplicate deals, every pairing with two
 players, random tables with more) of ``random``, ``greedy``, ``heuristic``,
 ``score_heuristic`` and the shipped agent ``ppo`` for that preset and player count (:data:`agents.SHIPPED_MODELS`),
-``ppo_scratch`` on ``standard`` with 2 players (:data:`agents.SCRATCH_MODEL`), plus
+``ppo_scratch`` where one was learnt from scratch (:data:`agents.SCRATCH_MODELS`), plus
 ``search`` on the tables named by ``--search``: the search agent has no batched version,
 so its league runs through the AEC environment, much slower (``docs/evaluation.md``). Entrants are
 ranked by their OpenSkill ordinal (mu - 3 sigma); the games each played and its game win
@@ -62,7 +62,7 @@ def entrants(preset: str, players: int, search: bool) -> list[str]:
     names = list(BASELINES) + (["search"] if search else [])
     if (preset, players) in agents.SHIPPED_MODELS:
         names.append("ppo")
-    if (preset, players) == ("standard", 2):
+    if (preset, players) in agents.SCRATCH_MODELS:
         names.append("ppo_scratch")
     return names
 
