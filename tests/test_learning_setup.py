@@ -142,6 +142,58 @@ def test_gae_follows_successor_links():
     np.testing.assert_allclose(adv, ref)
 
 
+def test_gae_round_lambda_bootstraps_each_round_end():
+    """``round_lam`` replaces λ at the decisions ``round_end`` marks: with 0 there, a
+    decision's advantage is its round's rewards plus the critic's value of the next round's
+    first decision, whatever λ is inside the round."""
+    rng = np.random.default_rng(1)
+    B, T = 1, 6
+    rewards, values, boot = rng.normal(size=T), rng.normal(size=T), rng.normal(size=T)
+    next_index = np.append(np.arange(1, T), -1)
+    ended = np.zeros(T, bool)
+    round_end = np.zeros(T, bool)
+    round_end[2] = True  # decisions 0-2 are one round, 3-5 the next
+    gamma = 0.9
+    adv = ppo.gae(rewards, values, ended, next_index, boot, gamma, 1.0, B, round_end, 0.0)
+    for i in range(3):
+        ret = sum(gamma ** (k - i) * rewards[k] for k in range(i, 3)) + gamma ** (3 - i) * values[3]
+        assert adv[i] == pytest.approx(ret - values[i])
+    plain = ppo.gae(rewards, values, ended, next_index, boot, gamma, 1.0, B)
+    np.testing.assert_allclose(adv[3:], plain[3:])  # the last round is not followed by one
+    assert not np.allclose(adv[:3], plain[:3])
+    np.testing.assert_allclose(plain, ppo.gae(rewards, values, ended, next_index, boot, gamma, 1.0, B, round_end, 1.0))
+    np.testing.assert_allclose(
+        ppo.gae(rewards, values, ended, next_index, boot, gamma, 0.7, B),
+        ppo.gae(rewards, values, ended, next_index, boot, gamma, 0.7, B, round_end, None),
+    )
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_round_ends_are_marked_on_each_seats_last_decision_of_the_round(players):
+    """Whole-game rollouts mark a decision ``round_end`` exactly when its successor (the same
+    seat's next decision in the same game, against opponents or in self-play) is in a later
+    round of the game: the engine's round index tells."""
+    from yaniv_env.yaniv.rules import get_rules
+
+    rules = get_rules("standard", players)
+    B, T = 6, 150
+    for stream in (
+        ppo.LearnerStream(rules, B, [("greedy", 1.0)], "game", "outcome", seed=3),
+        ppo.SelfPlayStream(rules, B, "game", "outcome", seed=3),
+    ):
+        policy = batched("greedy", seed=0, rules=rules)
+        stream.begin(T)
+        round_of = np.zeros(B * T, np.int64)
+        for t in range(T):
+            obs, masks = stream.observe()
+            round_of[t * B : (t + 1) * B] = stream.games.engine.round_index
+            stream.step(policy.act_batch(obs, masks), lambda o: np.zeros(len(o)))
+        linked = np.flatnonzero((stream.next_index >= 0) & ~stream.ended)
+        later = round_of[stream.next_index[linked]] != round_of[linked]
+        np.testing.assert_array_equal(stream.round_end[linked], later)
+        assert later.any() and (~later).any()
+
+
 def test_self_play_stream_credits_each_seat_and_links_its_decisions():
     """Self-play rollouts: a decision's successor is its own seat's next decision in the same
     game, and the rewards credited in the rollout are the ones the games paid to seats that

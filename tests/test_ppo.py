@@ -29,15 +29,15 @@ from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
 from yaniv_env.yaniv.rules import get_rules  # noqa: E402
 
 
-@pytest.mark.parametrize("advised", [False, True])
-def test_legal_move_head_is_the_masked_full_distribution(advised):
+@pytest.mark.parametrize("advised,score_features", [(False, False), (True, False), (False, True), (True, True)])
+def test_legal_move_head_is_the_masked_full_distribution(advised, score_features):
     """Scoring only the legal moves gives the log-probabilities of the full logits masked
     with -1e8 and normalised (sb3-contrib's MaskableCategorical), and the same values; for an
     advised policy, those of :class:`agents.networks.AdvisedPolicy` on the observations with
-    the advice column."""
+    the advice column; with the score features, those of the networks reading them."""
     torch.manual_seed(0)
     rules = get_rules("standard", 2)
-    policy = ppo.make_policy(rules, [32, 32], advice_scale=2.5 if advised else None)
+    policy = ppo.make_policy(rules, [32, 32], advice_scale=2.5 if advised else None, score_features=score_features)
     with torch.no_grad():  # a trained-looking head: the initial one is nearly flat
         for p in policy.action_net.parameters():
             p.normal_()
@@ -116,6 +116,23 @@ def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
     assert both[: len(first)] == first and 512 < sum(e["l"] for e in both) <= 1024
 
 
+def test_score_features_and_round_bootstrapping_train_into_a_play_file(tmp_path):
+    """``--score-features`` (the networks read :class:`agents.networks.ScoreFeatures`) with
+    whole-game episodes bootstrapped at each round's end (``--round-lambda 0``): the play file
+    says so, and the agent it loads gives the learner's own distribution."""
+    plan = small(tmp_path, score_features=True, episode="game", reward="outcome", round_lambda=0.0, shaping=0.0)
+    ppo.train(plan)
+    agent = agents.load(str(plan.run_dir / "model.safetensors"), rules="standard")
+    assert agent.policy.score_features
+    games = LearnerGames("standard", 8, opponents="heuristic")
+    obs, masks = games.reset(3), games.action_masks()
+    ids, valid = ppo.legal_moves(masks)
+    with torch.no_grad():
+        log_probs, _ = ppo.policy_and_value(agent.policy, torch.as_tensor(obs), ids, valid)
+    best = ids.gather(1, log_probs.argmax(-1, keepdim=True)).squeeze(1).numpy()
+    assert [agent.act(o, m) for o, m in zip(obs, masks, strict=True)] == best.tolist()
+
+
 def test_n_envs_zero_plays_one_game_per_cpu(tmp_path):
     """``--n-envs 0`` means one game per CPU this process may use (the plan's ``n_envs``): the
     lean learner steps that many games, where it once read the option itself and stepped none."""
@@ -125,6 +142,8 @@ def test_n_envs_zero_plays_one_game_per_cpu(tmp_path):
     assert plan.n_envs == available_cpus() >= 1
     result = ppo.train(plan)
     assert result["steps"] == plan.n_envs * 8
+    with pytest.raises(ValueError, match="at least one game"):  # what reading the option's 0 would now do
+        ppo.make_streams(plan.rules, plan.args, 0, None, None, None, 0)
 
 
 def test_episode_log_counts_every_decision_of_each_seat(tmp_path):

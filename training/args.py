@@ -93,6 +93,8 @@ class Args:
     """the discount factor"""
     gae_lambda: float = 1.0
     """the GAE lambda"""
+    round_lambda: float | None = None
+    """ppo only: the GAE lambda at each round's end in whole games (0: bootstrap each round; default: --gae-lambda)"""
     clip_range: float = 0.2
     """the PPO clipping range"""
     ent_coef: float = 0.0
@@ -118,7 +120,7 @@ class Args:
     action_features: bool = True
     """maskable_ppo only: score actions also by the cards they move (Yaniv; ppo always does)"""
     score_features: bool = False
-    """maskable_ppo only: the networks also read one-hot features of the game score (needs --action-features)"""
+    """the networks also read one-hot features of the game score (maskable_ppo: needs --action-features)"""
     advice: str = "score_heuristic"
     """the advisor of a residual policy, whose move joins the observation and the logits ("" or none: off)"""
     advice_scale: float = 5.0
@@ -189,12 +191,11 @@ ALGO_ONLY: dict[str, frozenset[str]] = {
             "gate_margin",
             "league_deterministic",
             "action_features",
-            "score_features",
             "eval_episode",
             "device",
         }
     ),
-    "ppo": frozenset({"norm_adv", "value_warmup", "pool_size", "pool_every", "init"}),
+    "ppo": frozenset({"norm_adv", "round_lambda", "value_warmup", "pool_size", "pool_every", "init"}),
 }
 
 #: Defaults that depend on the learner: with ``--algo maskable_ppo`` these replace those of

@@ -274,7 +274,7 @@ def _check_choices(args: Args, game) -> None:
             f"--action-features scores actions by their Yaniv cards (agents.trained.ActionFeaturePolicy); "
             f"{game.title} actions play one card each and use the plain MLP head: drop --action-features"
         )
-    if args.score_features and not args.action_features:
+    if args.algo == "maskable_ppo" and args.score_features and not args.action_features:
         raise ValueError(
             "--score-features extends the action-feature networks (agents.networks.ScoreFeatures): "
             "it needs --action-features (Yaniv)"
@@ -293,6 +293,9 @@ def _check_numbers(args: Args, rules: Rules) -> None:
         raise ValueError("--snapshot-every must be positive with --league")
     if args.minutes is not None and args.minutes <= 0:
         raise ValueError("--minutes must be positive")
+    for name in ["gae_lambda", "round_lambda"]:
+        if getattr(args, name) is not None and not 0.0 <= getattr(args, name) <= 1.0:
+            raise ValueError(f"--{name.replace('_', '-')} must be in [0, 1], got {getattr(args, name)}")
     config.net_arch(args.net_arch)
 
 

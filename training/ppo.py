@@ -87,12 +87,15 @@ from training.plots import plot_learning_curve
 
 
 # -- the network -------------------------------------------------------------------------
-def make_policy(rules, hidden: list[int], advice_scale: float | None = None, activation: str = "relu"):
+def make_policy(
+    rules, hidden: list[int], advice_scale: float | None = None, activation: str = "relu", score_features: bool = False
+):
     """An untrained :class:`agents.networks.ActionFeaturePolicy` for ``rules`` (an
     :class:`agents.networks.AdvisedPolicy` with ``advice_scale``; ``activation``: ``relu`` or
-    ``tanh``): the network this learner trains and the play format describes. An advised
-    network's observations carry the advised move as one more column, which only its logits
-    read (:mod:`agents.advice`)."""
+    ``tanh``; ``score_features``: the networks also read
+    :class:`agents.networks.ScoreFeatures`): the network this learner trains and the play
+    format describes. An advised network's observations carry the advised move as one more
+    column, which only its logits read (:mod:`agents.advice`)."""
     from gymnasium import spaces
 
     from agents.checkpoint import rules_to_dict
@@ -111,6 +114,7 @@ def make_policy(rules, hidden: list[int], advice_scale: float | None = None, act
         net_arch={"pi": hidden, "vf": hidden},
         activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation],
         action_rules=rules_to_dict(rules),
+        score_features=score_features,
         **extra,
     )
 
@@ -157,12 +161,13 @@ def policy_and_value(
     environment's observation, without the advice column."""
     scored, position = torch.unique(ids, return_inverse=True)
     weight, bias = head_weights(policy, scored) if head is None else (head[0][scored], head[1][scored])
-    latent_pi = policy.mlp_extractor.policy_net(obs)
+    features = network_input(policy, obs)
+    latent_pi = policy.mlp_extractor.policy_net(features)
     logits = torch.addmm(bias, latent_pi, weight.T).gather(1, position)
     if advice is not None:
         logits = logits + policy.advice_scale * (ids == advice[:, None])
     log_probs = logits.masked_fill(~valid, -1e8).log_softmax(-1)
-    return log_probs, value_only(policy, obs)
+    return log_probs, policy.value_net(policy.mlp_extractor.value_net(features)).squeeze(-1)
 
 
 def advise(advisor, obs, masks) -> torch.Tensor | None:
@@ -174,8 +179,14 @@ def advise(advisor, obs, masks) -> torch.Tensor | None:
     return torch.from_numpy(np.maximum(advisor.act_batch(np.asarray(obs), np.asarray(masks, bool)), 0))
 
 
+def network_input(policy, obs: torch.Tensor) -> torch.Tensor:
+    """What the actor's and the critic's MLPs read: the observation (without the advice
+    column), followed by the score features when the policy has them."""
+    return policy.features_extractor(obs) if policy.score_features else obs
+
+
 def value_only(policy, obs: torch.Tensor) -> torch.Tensor:
-    return policy.value_net(policy.mlp_extractor.value_net(obs)).squeeze(-1)
+    return policy.value_net(policy.mlp_extractor.value_net(network_input(policy, obs))).squeeze(-1)
 
 
 def masked_entropy(log_probs: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
@@ -231,6 +242,7 @@ class LearnerStream:
         B = self.num_envs
         self.rewards = np.zeros(num_steps * B)
         self.ended = np.zeros(num_steps * B, bool)
+        self.round_end = np.zeros(num_steps * B, bool)
         self.next_index = np.arange(B, (num_steps + 1) * B)  # the last row's: past the end, bootstrapped
         self.next_index[(num_steps - 1) * B :] = -1
         self.t = 0
@@ -244,7 +256,7 @@ class LearnerStream:
         ``infos[i]["TimeLimit.truncated"]`` and ``terminal_observation``."""
         rows = slice(self.t * self.num_envs, (self.t + 1) * self.num_envs)
         self.obs, rewards, _, truncated, final, ended = self.games.step(actions)
-        self.rewards[rows], self.ended[rows] = rewards, ended
+        self.rewards[rows], self.ended[rows], self.round_end[rows] = rewards, ended, self.games.round_ended
         if truncated.any():
             self.rewards[rows][truncated] += value_of(final[truncated])
         if ended.any():
@@ -283,6 +295,7 @@ class SelfPlayStream:
         self.next_index = np.full(num_steps * B, -1, np.int64)
         self.rewards = np.zeros(num_steps * B)
         self.ended = np.zeros(num_steps * B, bool)
+        self.round_end = np.zeros(num_steps * B, bool)
         self.t = 0
 
     def observe(self) -> tuple[np.ndarray, np.ndarray]:
@@ -304,6 +317,8 @@ class SelfPlayStream:
         self._episode_return += rewards
         has = self.last >= 0
         np.add.at(self.rewards, self.last[has], rewards[has])
+        closed = self.last[g.round_ended]  # every seat's last decision of the round that ended
+        self.round_end[closed[closed >= 0]] = True
         if ended.any():
             done = self.last[ended]
             self.ended[done[done >= 0]] = True
@@ -401,10 +416,16 @@ def column_block(x, offset: int, width: int, steps: int):
     return x.reshape(steps, -1, *x.shape[1:])[:, offset : offset + width].reshape(steps * width, *x.shape[1:])
 
 
-def gae(rewards, values, ended, next_index, boot, gamma: float, lam: float, num_envs: int) -> np.ndarray:
+def gae(
+    rewards, values, ended, next_index, boot, gamma: float, lam: float, num_envs: int, round_end=None, round_lam=None
+) -> np.ndarray:
     """GAE(λ) advantages over a flat buffer whose decision ``i`` is followed by
     ``next_index[i]`` (a later index; ``-1``: none in this rollout, bootstrap ``boot[i]``)
-    unless ``ended[i]``; computed a row of ``num_envs`` at a time from the last row back."""
+    unless ``ended[i]``; computed a row of ``num_envs`` at a time from the last row back.
+    ``round_lam``: the λ of the decisions ``round_end`` marks (a round's last before its
+    successor, in a whole-game episode): 0 makes a round's advantages its own rewards plus
+    the critic's value of the next round's first decision."""
+    lams = np.full(len(rewards), lam) if round_lam is None else np.where(round_end, round_lam, lam)
     adv = np.zeros_like(rewards)
     for start in range(len(rewards) - num_envs, -1, -num_envs):
         i = np.arange(start, start + num_envs)
@@ -414,7 +435,7 @@ def gae(rewards, values, ended, next_index, boot, gamma: float, lam: float, num_
         next_value = np.where(live, np.where(has, values[np.maximum(nxt, 0)], boot[i]), 0.0)
         next_adv = np.where(live & has, adv[np.maximum(nxt, 0)], 0.0)
         delta = rewards[i] + gamma * next_value - values[i]
-        adv[i] = delta + gamma * lam * next_adv
+        adv[i] = delta + gamma * lams[i] * next_adv
     return adv
 
 
@@ -517,6 +538,8 @@ def make_streams(
     """The rollout's ``num_envs`` games: self-play games first, then the games against past selves and
     agents (the pool seeded with the saved pool, or the initial network); with ``monitor``,
     each stream's episodes go to ``{monitor}_self`` or ``{monitor}_games`` (:class:`EpisodeLog`)."""
+    if num_envs < 1:  # a rollout of no games would never advance the step count
+        raise ValueError(f"the rollout needs at least one game, got {num_envs}")
     self_games, mix, pool_chance = split_opponents(args.opponents, num_envs)
     streams: list = []
     if self_games:
@@ -618,7 +641,18 @@ def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tens
             boot_potential[index] = (obs_t @ hand_weights).numpy()
         following = np.where(next_index >= 0, own_potential[np.maximum(next_index, 0)], boot_potential)
         rewards = stream.rewards + args.gamma * np.where(ended, 0.0, following) - own_potential
-        adv = gae(rewards, values, ended, next_index, boot_values, args.gamma, args.gae_lambda, w)
+        adv = gae(
+            rewards,
+            values,
+            ended,
+            next_index,
+            boot_values,
+            args.gamma,
+            args.gae_lambda,
+            w,
+            stream.round_end,
+            args.round_lambda,
+        )
         out.reshape(T, B)[:, start : start + w] = adv.reshape(T, w)
         start += w
     return out
@@ -794,7 +828,11 @@ def train(plan: Plan) -> dict:
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
     torch.manual_seed(plan.seeds.training)  # the network's initial weights
     policy = make_policy(
-        rules, config.net_arch(args.net_arch), args.advice_scale if args.advice else None, args.activation
+        rules,
+        config.net_arch(args.net_arch),
+        args.advice_scale if args.advice else None,
+        args.activation,
+        args.score_features,
     )
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     advisor = make_advisor(args.advice, rules, seed=plan.seeds.advice) if args.advice else None

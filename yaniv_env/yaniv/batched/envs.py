@@ -268,6 +268,10 @@ class LearnerGames:
         self.opponent_keys = np.zeros((B, n - 1), np.uint64)
         self._slot_rngs: list[np.random.Generator] = []
         self._carry = np.zeros(B)
+        self._round_over = np.zeros(B, bool)
+        #: bool ``[B]``, set by :meth:`step`: the games in which a round ended in that step
+        #: (the learner's move or the opponents' after it), whether or not the episode did
+        self.round_ended = np.zeros(B, bool)
         self._returns = np.zeros(B)
         self._lengths = np.zeros(B, np.int64)
         self._masks = np.zeros((B, self.num_actions), bool)
@@ -355,6 +359,7 @@ class LearnerGames:
     def _engine_step(self, actions: np.ndarray, rows: np.ndarray):
         """Step the games ``rows`` (others wait: action -1); the learners' rewards and ends."""
         res = self.engine.step(np.where(rows, actions, -1))
+        self._round_over |= res.round_over & rows
         rewards = round_rewards(res, self.reward, self.episode)[self._rows, self.seats]
         over, trunc = self._learner_ends(res, rows)
         return rewards, over, trunc
@@ -445,6 +450,7 @@ class LearnerGames:
             raise RuntimeError("step() before reset(): call reset() first")
         actions = check_actions(actions, self._masks, self._table)
         everyone = np.ones(self.num_envs, bool)
+        self._round_over[:] = False
         r, over, trunc = self._engine_step(actions, everyone)
         r += self._carry
         self._carry[:] = 0.0
@@ -454,6 +460,7 @@ class LearnerGames:
         trunc |= t2
         self._returns += rewards
         self._lengths += 1
+        self.round_ended = self._round_over.copy()  # before a redeal's opponents play on
         final = None
         if over.any():
             final = self.engine.observations(self.seats)
@@ -619,6 +626,7 @@ class BatchedSelfPlay:
     (float ``[B, n]``) are every seat's AEC rewards earned in the step (``reward`` scheme and
     ``episode`` as the environments), ``ended`` (bool ``[B]``) the games whose episode ended
     in it (their final ranking is ``last_ranking[ended]``); those games restart at once.
+    ``round_ended`` (bool ``[B]``) marks the games in which the step ended a round.
     """
 
     def __init__(
@@ -636,6 +644,7 @@ class BatchedSelfPlay:
         self.episode = episode
         self.reward = reward
         self.last_ranking = np.zeros((num_envs, rules.num_players), np.int64)
+        self.round_ended = np.zeros(num_envs, bool)
         self.masks: np.ndarray | None = None  # set by reset()
 
     def reset(self, seed: int | None = None) -> None:
@@ -655,6 +664,7 @@ class BatchedSelfPlay:
             raise RuntimeError("step() before reset(): call reset() first")
         res = self.engine.step(check_actions(actions, self.masks, self.engine.table))
         rewards = round_rewards(res, self.reward, self.episode)
+        self.round_ended = res.round_over.copy()
         ended = res.game_over | (res.round_over if self.episode == "round" else False)
         if ended.any():
             self.last_ranking[res.game_over] = res.places[res.game_over]
