@@ -198,6 +198,29 @@ def test_no_upward_import_anywhere_in_the_source(package):
     assert not bad, f"upward imports: {bad}"
 
 
+def test_training_evaluates_through_the_one_evaluation_package():
+    """One evaluation runner (issue 34): :mod:`agents.evaluation` imports ``agents`` and
+    ``yaniv_env`` only, never ``training``; the training modules that evaluate (the lean
+    learner's periodic evaluation, the SB3 learner's periodic evaluation and league gate, the
+    final evaluation) import it, and none plays evaluation games in a loop of its own
+    (sb3-contrib's ``evaluate_policy``)."""
+    arrows = import_graph.graph(PROJECT)
+
+    def evaluation(name: str) -> bool:
+        return name == "agents.evaluation" or name.startswith("agents.evaluation.")
+
+    outside = {m: sorted(t for t in arrows[m] if t.split(".")[0] not in ("agents", "yaniv_env")) for m in arrows}
+    assert not {m: t for m, t in outside.items() if evaluation(m) and t}, "agents.evaluation imports outside its layers"
+    for module in ("training.ppo", "training.callbacks", "training.final_eval"):
+        assert any(evaluation(t) for t in arrows[module]), f"{module} does not evaluate through agents.evaluation"
+    loops = [
+        str(p.relative_to(ROOT))
+        for p in sorted((ROOT / "training").rglob("*.py"))
+        if "evaluate_policy" in p.read_text()
+    ]
+    assert not loops, f"evaluation loops of their own: {loops}"
+
+
 def _relative_imports(path: Path) -> set[tuple[int, str]]:
     """``(level, module)`` of a source file's relative imports, and ``(0, module)`` of its
     absolute ``yaniv_env`` imports."""

@@ -57,6 +57,38 @@ def test_legal_move_head_is_the_masked_full_distribution(advised, score_features
     assert (valid.sum(1) == masks.sum(1)).all()
 
 
+def test_the_periodic_evaluation_is_agents_evaluation_of_the_play_file(tmp_path):
+    """:func:`training.ppo.evaluate` plays the games :func:`agents.evaluation.evaluate` plays with
+    the run's play file (the same deals, seats and decisions, on the batched engine), and counts
+    the learner's wins in them."""
+    from agents.evaluation import evaluate
+
+    torch.manual_seed(3)
+    rules = get_rules("standard", 2)
+    policy = ppo.make_policy(rules, [32, 32], advice_scale=5.0)
+    args = Args(advice="score_heuristic")
+    ppo.save_play_file(policy, rules, tmp_path / "model.safetensors", 0, args)
+    wins, games, unfinished = ppo.evaluate(policy, rules, "heuristic", 20, seed=7, advice="score_heuristic")
+    res = evaluate([str(tmp_path / "model.safetensors"), "heuristic"], rules, 2, 20, seed=7, engine="batched")
+    assert games == res.games == 20 and unfinished == 0
+    assert wins == pytest.approx(res["model"].metrics["game_win_rate"].value * 20)
+    assert 0 < wins < 20  # the advisor's games: some won
+
+
+def test_the_periodic_evaluation_ends_every_game_and_seats_the_learner_once():
+    """Every game ends: a game stopped at the rules' round limit is ranked by score and counted
+    as unfinished. At three seats (the learner at one, the opponent at the two others) the
+    games are rounded up to whole deals of three rotations."""
+    torch.manual_seed(0)
+    rules = get_rules("standard", 2).replace(round_limit=1)
+    policy = ppo.make_policy(rules, [32, 32])
+    wins, games, unfinished = ppo.evaluate(policy, rules, "random", 6, seed=1)
+    assert games == unfinished == 6 and 0 <= wins <= 6
+    three = get_rules("standard", 3)
+    wins, games, unfinished = ppo.evaluate(ppo.make_policy(three, [32, 32]), three, "heuristic", 4, seed=1)
+    assert games == 6 and unfinished == 0  # two deals of three rotations
+
+
 def plan_of(tmp_path, **kw):
     """The plan of ``yaniv train --algo ppo`` with ``kw`` given, from scratch unless ``kw`` says
     otherwise, with no final evaluation."""

@@ -128,6 +128,31 @@ def test_loaded_agent_in_the_harness(model_path):
     assert res[model_path.stem].games == 4
 
 
+def test_league_gate_scores_placements_on_duplicate_deals():
+    """The gate (:func:`training.callbacks.gate_score`) plays through :mod:`agents.evaluation`:
+    an agent against itself on duplicate deals wins each deal once, so its mean placement is
+    exactly 0; against a weaker agent it is positive; the gate's turn limit is applied."""
+    from types import SimpleNamespace
+
+    from yaniv_env.yaniv.rules import get_rules
+
+    def maker(name):
+        return lambda seed, rules: agents.make(name, seed=seed, rules=rules)
+
+    spec = SimpleNamespace(rules=get_rules("standard", 2), turn_limit=None, gate_episode="game", game="yaniv")
+    assert callbacks.gate_score(maker("heuristic"), maker("heuristic"), spec, 10, seed=3) == 0.0
+    assert callbacks.gate_score(maker("heuristic"), maker("random"), spec, 10, seed=3) > 0.5
+    seen = []
+
+    def recording(seed, rules):
+        seen.append(rules.turn_limit)
+        return agents.make("greedy", seed=seed, rules=rules)
+
+    rounds = SimpleNamespace(rules=spec.rules, turn_limit=12, gate_episode="round", game="yaniv")
+    assert -1.0 <= callbacks.gate_score(recording, maker("random"), rounds, 4, seed=3) <= 1.0
+    assert seen and set(seen) == {12}
+
+
 def test_mismatched_checkpoint_is_refused(model_path):
     with pytest.raises(ValueError, match=r"trained for rules 'standard' \(call_max=5.*'seven' \(call_max=7"):
         agents.load(str(model_path), rules="seven")

@@ -13,9 +13,10 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from agents.evaluation import evaluate, whole_deals
 from agents.evaluation.progress import progress_bar
 from agents.trained import TrainedAgent, load
-from training.envs import evaluate_against, make_eval_env
+from training.envs import EnvSpec
 from training.plan import Plan
 from training.run_state import Run, append_csv
+from yaniv_env.core.outcome import place_reward
 
 
 def make_callback(run: Run, plan: Plan, venv) -> CallbackList:
@@ -35,6 +36,28 @@ def make_callback(run: Run, plan: Plan, venv) -> CallbackList:
 def next_multiple(n: int, every: int) -> int:
     """The first multiple of ``every`` after ``n``."""
     return (n // every + 1) * every
+
+
+def gate_score(model, member, spec: EnvSpec, games: int, seed: int) -> float:
+    """The mean placement reward (+1 first, -1 last: the ``outcome`` reward) of ``model`` at one
+    seat against ``member`` at every other (entrant factories ``(seed, rules) -> agent``), in
+    ``games`` games (rounded up to whole deals) of :func:`agents.evaluation.evaluate`'s
+    duplicate format on the deals of ``seed``: the gate's episodes (``spec.gate_episode``) of
+    the run's game and rules, under its ``--turn-limit``."""
+    n = spec.rules.num_players
+    rules = spec.rules if spec.turn_limit is None else spec.rules.replace(turn_limit=spec.turn_limit)
+    entrants = [("model", model), *[("member", member)] * (n - 1)]
+    res = evaluate(
+        entrants, rules, n, whole_deals(games, n, n, duplicate=True), seed=seed, episode=spec.gate_episode,
+        game=spec.game,
+    )  # fmt: skip
+    rewards = [
+        place_reward(rec.places[s], n) if rec.places[s] is not None else 0.0
+        for rec in res.records
+        for s, entrant in enumerate(rec.seats)
+        if entrant == 0
+    ]
+    return float(np.mean(rewards))
 
 
 class ProgressCallback(BaseCallback):
@@ -163,17 +186,22 @@ class LeagueCallback(BaseCallback):
         return True
 
     def gate(self) -> dict[str, float]:
-        """The current policy's mean placement reward against each pool member."""
-        run, args, seed = self.run, self.plan.args, self.plan.seeds.gate
+        """The current policy's mean placement reward against each pool member (:func:`gate_score`)."""
+        run, args, plan = self.run, self.plan.args, self.plan
+        meta = run.metadata(self.model)
+
+        def current_policy(seed, rules):
+            return TrainedAgent(self.model.policy, meta, run.rules, seed=seed)
+
         scores = {}
         for rel, path in zip(run.league.pool, run.league.paths(run.dir), strict=True):
-            member = load(  # a snapshot this run wrote
-                path, rules=run.rules, deterministic=args.league_deterministic, seed=self.model.num_timesteps,
-                trusted=True,
-            )  # fmt: skip
-            env = make_eval_env(self.plan.env, member, min(4, args.gate_games), seed)
-            scores[rel] = evaluate_against(self.model, env, args.gate_games, seed)["outcome"]
-            env.close()
+
+            def member(seed, rules, path=path):  # a snapshot this run wrote
+                return load(path, rules=run.rules, deterministic=args.league_deterministic, seed=seed, trusted=True)
+
+            self.progress.note(f"gate: {args.gate_games} games vs {rel}")
+            scores[rel] = gate_score(current_policy, member, plan.env, args.gate_games, plan.seeds.gate)
+        self.progress.note("")
         return scores
 
     def snapshot(self) -> None:

@@ -1,5 +1,5 @@
-"""Environment factories of ``yaniv train``: the training environments and the vectorised
-evaluation environments of the league gate.
+"""Environment factories of ``yaniv train``: the training environments (the evaluations,
+the league gate's included, play through :mod:`agents.evaluation`).
 
 The training environments come in two kinds (``--vec-env``), with the same games and
 rewards (opponents drawn per episode from the mix, monitor, advice, and hand shaping on top
@@ -21,7 +21,6 @@ resolved.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,7 +53,7 @@ class EnvSpec:
     league_prob: float
     league_deterministic: bool
     gate_episode: str
-    """The episode of the league gate's environments."""
+    """The episode of the league gate's games (:func:`training.callbacks.gate_score`)."""
 
 
 def make_train_venv(spec: EnvSpec, seed: int, n_envs: int, monitor_prefix: str | None, kind: str, advice_seed: int):
@@ -272,48 +271,3 @@ def make_env(spec: EnvSpec, rank: int, seed: int, monitor_path: str | None, advi
         return env
 
     return thunk
-
-
-def make_eval_env(spec: EnvSpec, opponent, n: int, seed: int):
-    """A DummyVecEnv of ``n`` environments against one opponent (a name or a policy),
-    rewarding placement only (the league gate)."""
-    import gymnasium
-
-    def thunk(i):
-        def make():
-            env = gymnasium.make(
-                get_game(spec.game).env_id,
-                rules=spec.rules,
-                num_players=spec.rules.num_players,
-                learner_seat="random",
-                episode=spec.gate_episode,
-                reward="outcome",
-                turn_limit=spec.turn_limit,
-                disable_env_checker=True,
-            ).unwrapped
-            env = OpponentSampler(env, [(opponent, 1.0)], seed=seed + i)
-            return AdviceWrapper(env, spec.advice, seed=seed + i) if spec.advice else env
-
-        return make
-
-    venv = DummyVecEnv([thunk(i) for i in range(n)])
-    venv.seed(seed)
-    return venv
-
-
-def evaluate_against(model, venv, games: int, seed: int) -> dict:
-    """Mean placement reward (+1 first, -1 last) and first-place rate over ``games`` episodes."""
-    from sb3_contrib.common.maskable.evaluation import evaluate_policy
-
-    venv.seed(seed)
-    rewards, lengths = evaluate_policy(
-        model, venv, n_eval_episodes=games, deterministic=True, return_episode_rewards=True, warn=False
-    )
-    r = np.asarray(rewards, dtype=float)
-    return {
-        "outcome": float(r.mean()),
-        "outcome_se": float(r.std(ddof=1) / math.sqrt(len(r))) if len(r) > 1 else 0.0,
-        "first": float((r >= 1.0 - 1e-9).mean()),
-        "length": float(np.mean(lengths)),
-        "episodes": len(r),
-    }

@@ -51,8 +51,9 @@ One PPO iteration (:func:`collect`, :func:`advantages`, :func:`update`):
 
 Before PPO a new run imitates ``--pretrain`` (:func:`training.imitation.imitation_pretrain`, the
 behaviour cloning ``yaniv train`` does). Every ``eval_every`` steps the deterministic policy
-(arg-max of the masked logits) plays ``eval_games`` whole games against each ``eval_opponents``
-entry on the batched engine, and ``eval.csv`` gets its game win rate with a 95% Wilson
+(arg-max of the masked logits: the agent its play file makes) plays ``eval_games`` whole games
+against each ``eval_opponents`` entry through :mod:`agents.evaluation` (duplicate deals, on the
+batched engine: :func:`evaluate`), and ``eval.csv`` gets its game win rate with a 95% Wilson
 interval; ``checkpoint.pt`` (weights, optimiser, counters, pool, arguments: plain tensors,
 numbers and strings, read with ``torch.load(weights_only=True)``) and ``model.safetensors``
 (the play file) are written every ``checkpoint_every`` steps and at the end; TensorBoard
@@ -65,6 +66,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import json
 import math
 import signal
@@ -440,42 +442,37 @@ def gae(
 
 
 # -- evaluation --------------------------------------------------------------------------
-def evaluate(
-    policy,
-    rules,
-    opponent: str,
-    games: int,
-    seed: int,
-    episode: str = "game",
-    max_decisions: int = 2_000,
-    advisor=None,
-) -> tuple[int, int, int]:
-    """(wins, games, unfinished): the deterministic policy in a random seat of ``games`` games against
-    ``opponent`` at every other seat, on the batched engine (a win: first place, its
-    ``outcome`` reward is 1). A game still running after ``max_decisions`` of the policy's
-    decisions counts as not won: a deterministic policy may never end a round (each is then
-    drawn at the turn limit), and its game would last ``round_limit`` rounds. ``advisor``: an
-    advised policy's advisor."""
-    from yaniv_env.yaniv.batched.envs import LearnerGames
+def as_agent(policy, rules, advice: str | None = None, seed: int | None = None, name: str = "learner"):
+    """The network as a deterministic :class:`agents.trained.TrainedAgent` (the arg-max of its
+    masked logits, advised by the agent ``advice``), as :func:`agents.load` makes the play file
+    :func:`save_play_file` writes; it shares ``policy``, so it plays the network as it is."""
+    from agents.networks import describe_policy
+    from agents.play_format import play_metadata
+    from agents.trained import TrainedAgent
 
-    env = LearnerGames(rules, games, rules.num_players, opponents=opponent, episode=episode, reward="outcome")
-    obs = env.reset(seed)
-    result = np.full(games, np.nan)
-    with torch.no_grad():
-        head = head_weights(policy)  # folded once: the policy does not change while it plays
-    for _ in range(max_decisions):
-        if not np.isnan(result).any():
-            break
-        with torch.no_grad():
-            masks = env.action_masks()
-            ids, valid = legal_moves(masks)
-            advice = advise(advisor, obs, masks)
-            log_probs, _ = policy_and_value(policy, torch.as_tensor(obs), ids, valid, head=head, advice=advice)
-            actions = ids.gather(1, log_probs.argmax(-1, keepdim=True)).squeeze(1).numpy()
-        obs, rewards, _, _, _, ended = env.step(actions)
-        first = ended & np.isnan(result)
-        result[first] = rewards[first]
-    return int((result >= 1.0 - 1e-9).sum()), games, int(np.isnan(result).sum())
+    meta = play_metadata(rules, describe_policy(policy), advice=advice or None, timesteps=0, training=None)
+    return TrainedAgent(policy, meta, rules, seed=seed, name=name)
+
+
+def evaluate(policy, rules, opponent: str, games: int, seed: int, advice: str | None = None) -> tuple[float, int, int]:
+    """(wins, games, unfinished): the deterministic policy (:func:`as_agent`, advised by
+    ``advice``) at one seat and ``opponent`` at every other, in :func:`agents.evaluation.evaluate`'s
+    duplicate format on the deals of ``seed`` (``games`` rounded up to whole deals: every
+    deal is played once with the policy at each seat), on the batched engine when every agent
+    has an exact batched version. A win is a first place (a tie for it shares the win, as
+    in the evaluation's game win rate). Every game ends: a round ends as a draw at the rules'
+    turn limit and a game at their round limit, ranked by score; the games that reach the
+    round limit are counted, ranked so, and ``unfinished`` is their number."""
+    from agents.evaluation import evaluate as play
+    from agents.evaluation import whole_deals
+    from agents.evaluation.records import SEAT_COUNTERS
+
+    n = rules.num_players
+    entrants = [("learner", functools.partial(as_agent, policy, advice=advice)), *[opponent] * (n - 1)]
+    result = play(entrants, rules, n, whole_deals(games, n, n, duplicate=True), seed=seed)
+    won = SEAT_COUNTERS.index("wins")
+    wins = sum(r.seat_stats[s][won] for r in result.records for s, entrant in enumerate(r.seats) if entrant == 0)
+    return wins, result.games, sum(r.truncated for r in result.records)
 
 
 # -- saving ------------------------------------------------------------------------------
@@ -725,9 +722,11 @@ def flops_per_step(policy, rollout: Rollout | None, update_epochs: int, minibatc
 EVAL_COLUMNS = ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
 
 
-def log_evaluation(policy, plan: Plan, state: dict, advisor=None) -> dict[str, float]:
-    """Evaluate the deterministic policy against each periodic evaluation opponent (the same
-    deals every time); append to the run's ``eval.csv``; the game win rate of each."""
+def log_evaluation(policy, plan: Plan, state: dict) -> dict[str, float]:
+    """Evaluate the deterministic policy against each periodic evaluation opponent with
+    :func:`evaluate` (the same deals every time); append to the run's ``eval.csv`` (the game
+    win rate with its 95% Wilson interval, and as ``unfinished`` the games stopped at the
+    round limit); the game win rate of each."""
     from agents.evaluation import wilson
 
     path = plan.run_dir / "eval.csv"
@@ -739,7 +738,7 @@ def log_evaluation(policy, plan: Plan, state: dict, advisor=None) -> dict[str, f
     rows, rates = [], {}
     for k, (opp, _) in enumerate(plan.eval_mix):
         seed = plan.seeds.periodic_evaluation + k
-        wins, n, unfinished = evaluate(policy, plan.rules, opp, plan.args.eval_games, seed=seed, advisor=advisor)
+        wins, n, unfinished = evaluate(policy, plan.rules, opp, plan.args.eval_games, seed, plan.args.advice)
         lo, hi = wilson(wins, n)
         rates[opp] = wins / n
         rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi, unfinished])
@@ -859,7 +858,7 @@ def train(plan: Plan) -> dict:
     state["elapsed"] = start_elapsed + time.perf_counter() - clock
     while state["timesteps"] < total and state["elapsed"] < budget:
         if args.eval_every and state["timesteps"] >= state["next_eval"]:
-            for opp, rate in log_evaluation(policy, plan, state, advisor).items():
+            for opp, rate in log_evaluation(policy, plan, state).items():
                 writer.add_scalar(f"eval/{opp}_game_win_rate", rate, state["timesteps"])
             state["next_eval"] = state["timesteps"] + args.eval_every
         t0 = time.perf_counter()
@@ -886,7 +885,7 @@ def train(plan: Plan) -> dict:
             save()
             state["next_checkpoint"] = state["timesteps"] + args.checkpoint_every
     if args.eval_every:
-        log_evaluation(policy, plan, state, advisor)
+        log_evaluation(policy, plan, state)
     save()
     writer.close()
     print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / PPO_CHECKPOINT}", flush=True)
