@@ -16,7 +16,9 @@ from stable_baselines3.common.vec_env import VecEnvWrapper  # noqa: E402
 
 from agents.batched import batched  # noqa: E402
 from training import ppo  # noqa: E402
+from training.args import Args  # noqa: E402
 from training.envs import VecAdvice, VecHandShaping  # noqa: E402
+from training.plan import make_plan  # noqa: E402
 from yaniv_env.core.outcome import place_reward  # noqa: E402
 from yaniv_env.yaniv.batched.envs import BatchedSelfPlay  # noqa: E402
 from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # noqa: E402
@@ -142,10 +144,10 @@ def test_gae_follows_successor_links():
     np.testing.assert_allclose(adv, ref)
 
 
-def test_gae_round_lambda_bootstraps_each_round_end():
-    """``round_lam`` replaces λ at the decisions ``round_end`` marks: with 0 there, a
-    decision's advantage is its round's rewards plus the critic's value of the next round's
-    first decision, whatever λ is inside the round."""
+def test_gae_cut_bootstraps_each_round_end():
+    """``cut`` sets λ to 0 at the decisions it marks (``--round-end bootstrap``): a decision's
+    advantage is then its round's rewards plus the critic's value of the next round's first
+    decision, whatever λ is inside the round; unmarked, GAE(λ) as before."""
     rng = np.random.default_rng(1)
     B, T = 1, 6
     rewards, values, boot = rng.normal(size=T), rng.normal(size=T), rng.normal(size=T)
@@ -154,18 +156,43 @@ def test_gae_round_lambda_bootstraps_each_round_end():
     round_end = np.zeros(T, bool)
     round_end[2] = True  # decisions 0-2 are one round, 3-5 the next
     gamma = 0.9
-    adv = ppo.gae(rewards, values, ended, next_index, boot, gamma, 1.0, B, round_end, 0.0)
+    adv = ppo.gae(rewards, values, ended, next_index, boot, gamma, 1.0, B, cut=round_end)
     for i in range(3):
         ret = sum(gamma ** (k - i) * rewards[k] for k in range(i, 3)) + gamma ** (3 - i) * values[3]
         assert adv[i] == pytest.approx(ret - values[i])
     plain = ppo.gae(rewards, values, ended, next_index, boot, gamma, 1.0, B)
     np.testing.assert_allclose(adv[3:], plain[3:])  # the last round is not followed by one
     assert not np.allclose(adv[:3], plain[:3])
-    np.testing.assert_allclose(plain, ppo.gae(rewards, values, ended, next_index, boot, gamma, 1.0, B, round_end, 1.0))
-    np.testing.assert_allclose(
-        ppo.gae(rewards, values, ended, next_index, boot, gamma, 0.7, B),
-        ppo.gae(rewards, values, ended, next_index, boot, gamma, 0.7, B, round_end, None),
-    )
+
+
+def test_round_end_terminal_makes_each_round_its_own_return(tmp_path):
+    """``--round-end terminal``: a round's last decision in a whole game has no successor in
+    the advantages (its round's rewards only); ``bootstrap`` cuts λ there; ``continue`` (the
+    default) leaves the game's return whole. ``--round-end`` needs whole-game episodes."""
+    from training.plan import ppo_settings
+    from yaniv_env.yaniv.rules import get_rules
+
+    rules = get_rules("standard", 2)
+    torch.manual_seed(0)
+    policy = ppo.make_policy(rules, [16])
+    out = {}
+    for mode in ("continue", "bootstrap", "terminal"):
+        settings = ppo_settings(Args(algo="ppo", opponents="greedy", episode="game", round_end=mode, n_steps=64))
+        streams = ppo.make_streams(rules, settings, 8, policy, ppo.PastSelves(1, 0), None, 5)
+        rollout = ppo.collect(policy, streams, 64, torch.Generator().manual_seed(0), settings.gamma)
+        out[mode] = ppo.advantages(policy, rollout, streams, torch.zeros(rollout.obs.shape[1]), settings)
+        marks = streams[0].round_end.copy()
+    assert marks.any()
+    stream = streams[0]
+    returns = out["terminal"] + rollout.values
+    last = np.flatnonzero(marks & ~stream.ended)
+    np.testing.assert_allclose(returns[last], stream.rewards[last], atol=1e-6)
+    assert not np.allclose(out["continue"][last], out["terminal"][last])
+    assert not np.allclose(out["continue"][last], out["bootstrap"][last])
+    with pytest.raises(ValueError, match="round-end"):
+        make_plan(
+            Args(algo="ppo", advice="none", pretrain="none", episode="round", round_end="terminal"), {"round_end"}
+        )
 
 
 @pytest.mark.parametrize("players", [2, 3])

@@ -23,7 +23,7 @@ from training import config, ppo  # noqa: E402
 from training.args import ALGO_ONLY, Args  # noqa: E402
 from training.cli import train as train_cli  # noqa: E402
 from training.imitation import imitation_pretrain  # noqa: E402
-from training.plan import make_plan  # noqa: E402
+from training.plan import make_plan, ppo_settings  # noqa: E402
 from training.plots import read_monitor  # noqa: E402
 from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
 from yaniv_env.yaniv.rules import get_rules  # noqa: E402
@@ -150,9 +150,9 @@ def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
 
 def test_score_features_and_round_bootstrapping_train_into_a_play_file(tmp_path):
     """``--score-features`` (the networks read :class:`agents.networks.ScoreFeatures`) with
-    whole-game episodes bootstrapped at each round's end (``--round-lambda 0``): the play file
+    whole-game episodes bootstrapped at each round's end (``--round-end bootstrap``): the play file
     says so, and the agent it loads gives the learner's own distribution."""
-    plan = small(tmp_path, score_features=True, episode="game", reward="outcome", round_lambda=0.0, shaping=0.0)
+    plan = small(tmp_path, score_features=True, episode="game", reward="outcome", round_end="bootstrap", shaping=0.0)
     ppo.train(plan)
     agent = agents.load(str(plan.run_dir / "model.safetensors"), rules="standard")
     assert agent.policy.score_features
@@ -175,7 +175,7 @@ def test_n_envs_zero_plays_one_game_per_cpu(tmp_path):
     result = ppo.train(plan)
     assert result["steps"] == plan.n_envs * 8
     with pytest.raises(ValueError, match="at least one game"):  # what reading the option's 0 would now do
-        ppo.make_streams(plan.rules, plan.args, 0, None, None, None, 0)
+        ppo.make_streams(plan.rules, plan.ppo, 0, None, None, None, 0)
 
 
 def test_episode_log_counts_every_decision_of_each_seat(tmp_path):
@@ -269,8 +269,8 @@ def test_an_advised_rollout_measures_how_often_its_arg_max_follows_the_advice():
     torch.manual_seed(0)
     policy = ppo.make_policy(rules, [32, 32], advice_scale=5.0)
     advisor = make_advisor("heuristic", rules, seed=0)
-    args = Args(algo="ppo", n_envs=16, opponents="heuristic")
-    streams = ppo.make_streams(rules, args, args.n_envs, policy, ppo.PastSelves(1, 0, advisor), None, 3)
+    settings = ppo_settings(Args(algo="ppo", opponents="heuristic"))
+    streams = ppo.make_streams(rules, settings, 16, policy, ppo.PastSelves(1, 0, advisor), None, 3)
     generator = torch.Generator().manual_seed(0)
     assert ppo.collect(policy, streams, 8, generator, 0.99, advisor).followed == 1.0
     with torch.no_grad():

@@ -93,8 +93,8 @@ class Args:
     """the discount factor"""
     gae_lambda: float = 1.0
     """the GAE lambda"""
-    round_lambda: float | None = None
-    """ppo only: the GAE lambda at each round's end in whole games (0: bootstrap each round; default: --gae-lambda)"""
+    round_end: str = "continue"
+    """ppo only: a round's end in whole games: continue the return, bootstrap (the critic's value), terminal"""
     clip_range: float = 0.2
     """the PPO clipping range"""
     ent_coef: float = 0.0
@@ -195,7 +195,7 @@ ALGO_ONLY: dict[str, frozenset[str]] = {
             "device",
         }
     ),
-    "ppo": frozenset({"norm_adv", "round_lambda", "value_warmup", "pool_size", "pool_every", "init"}),
+    "ppo": frozenset({"norm_adv", "round_end", "value_warmup", "pool_size", "pool_every", "init"}),
 }
 
 #: Defaults that depend on the learner: with ``--algo maskable_ppo`` these replace those of

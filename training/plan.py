@@ -106,6 +106,33 @@ class Seeds:
         return self.draw(POOL)
 
 
+#: ``--round-end`` choices (:class:`PPOSettings`).
+ROUND_ENDS = ("continue", "bootstrap", "terminal")
+
+
+@dataclass(frozen=True)
+class PPOSettings:
+    """What the lean learner's rollouts, advantages and updates read (``--algo ppo``,
+    :mod:`training.ppo`), as values."""
+
+    opponents: str
+    """``--opponents`` as given: agents, ``self`` and ``past`` entries with their weights."""
+    episode: str
+    reward: str
+    n_steps: int
+    gamma: float
+    gae_lambda: float
+    round_end: str
+    """What a round's end is to the return in whole games: ``continue``, ``bootstrap``, ``terminal``."""
+    n_epochs: int
+    batch_size: int
+    clip_range: float
+    ent_coef: float
+    vf_coef: float
+    max_grad_norm: float
+    norm_adv: bool
+
+
 @dataclass(frozen=True)
 class Plan:
     """A run resolved: what :func:`training.train.train` and its phases read."""
@@ -132,6 +159,7 @@ class Plan:
     mix: tuple[tuple[str, float], ...]
     eval_mix: tuple[tuple[str, float], ...]
     env: EnvSpec
+    ppo: PPOSettings
     seeds: Seeds
 
     @property
@@ -176,6 +204,7 @@ def make_plan(args: Args, given: set[str]) -> Plan:
         mix=mix,
         eval_mix=eval_mix,
         env=env_spec(args, rules, mix),
+        ppo=ppo_settings(args),
         seeds=Seeds(args.seed, int((meta or {}).get("segment", -1)) + 1),
     )
 
@@ -224,6 +253,11 @@ def env_spec(args: Args, rules: Rules, mix) -> EnvSpec:
         league_deterministic=args.league_deterministic,
         gate_episode=args.eval_episode or args.episode,
     )
+
+
+def ppo_settings(args: Args) -> PPOSettings:
+    """The values the lean learner's rollouts and updates read."""
+    return PPOSettings(**{f.name: getattr(args, f.name) for f in dataclasses.fields(PPOSettings)})
 
 
 def vec_env_kind(vec_env: str, game: str) -> str:
@@ -293,9 +327,12 @@ def _check_numbers(args: Args, rules: Rules) -> None:
         raise ValueError("--snapshot-every must be positive with --league")
     if args.minutes is not None and args.minutes <= 0:
         raise ValueError("--minutes must be positive")
-    for name in ["gae_lambda", "round_lambda"]:
-        if getattr(args, name) is not None and not 0.0 <= getattr(args, name) <= 1.0:
-            raise ValueError(f"--{name.replace('_', '-')} must be in [0, 1], got {getattr(args, name)}")
+    if not 0.0 <= args.gae_lambda <= 1.0:
+        raise ValueError(f"--gae-lambda must be in [0, 1], got {args.gae_lambda}")
+    if args.round_end not in ROUND_ENDS:
+        raise ValueError(f"--round-end must be one of {ROUND_ENDS}, got {args.round_end!r}")
+    if args.round_end != "continue" and args.episode != "game":
+        raise ValueError(f"--round-end {args.round_end} is for whole-game episodes (--episode game)")
     config.net_arch(args.net_arch)
 
 

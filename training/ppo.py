@@ -84,7 +84,7 @@ from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
 from training.envs import hand_potential_weights
 from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
-from training.plan import Plan, make_plan
+from training.plan import Plan, PPOSettings, make_plan
 from training.plots import plot_learning_curve
 
 
@@ -119,6 +119,12 @@ def make_policy(
         score_features=score_features,
         **extra,
     )
+
+
+def run_policy(args: Args, rules):
+    """The untrained network of a run's arguments (:func:`make_policy`)."""
+    advice_scale = args.advice_scale if args.advice else None
+    return make_policy(rules, config.net_arch(args.net_arch), advice_scale, args.activation, args.score_features)
 
 
 def head_weights(policy, rows: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -418,16 +424,13 @@ def column_block(x, offset: int, width: int, steps: int):
     return x.reshape(steps, -1, *x.shape[1:])[:, offset : offset + width].reshape(steps * width, *x.shape[1:])
 
 
-def gae(
-    rewards, values, ended, next_index, boot, gamma: float, lam: float, num_envs: int, round_end=None, round_lam=None
-) -> np.ndarray:
+def gae(rewards, values, ended, next_index, boot, gamma: float, lam: float, num_envs: int, cut=None) -> np.ndarray:
     """GAE(λ) advantages over a flat buffer whose decision ``i`` is followed by
     ``next_index[i]`` (a later index; ``-1``: none in this rollout, bootstrap ``boot[i]``)
     unless ``ended[i]``; computed a row of ``num_envs`` at a time from the last row back.
-    ``round_lam``: the λ of the decisions ``round_end`` marks (a round's last before its
-    successor, in a whole-game episode): 0 makes a round's advantages its own rewards plus
-    the critic's value of the next round's first decision."""
-    lams = np.full(len(rewards), lam) if round_lam is None else np.where(round_end, round_lam, lam)
+    ``cut`` (bool, optional) marks the decisions where λ is 0: their advantage stops at their
+    successor's value (``--round-end bootstrap``: a round's last decision in a whole game)."""
+    lams = np.where(cut, 0.0, lam) if cut is not None else np.full(len(rewards), lam)
     adv = np.zeros_like(rewards)
     for start in range(len(rewards) - num_envs, -1, -num_envs):
         i = np.arange(start, start + num_envs)
@@ -524,7 +527,7 @@ def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict]
 # -- the main loop -----------------------------------------------------------------------
 def make_streams(
     rules,
-    args: Args,
+    settings: PPOSettings,
     num_envs: int,
     policy,
     past: PastSelves,
@@ -537,12 +540,12 @@ def make_streams(
     each stream's episodes go to ``{monitor}_self`` or ``{monitor}_games`` (:class:`EpisodeLog`)."""
     if num_envs < 1:  # a rollout of no games would never advance the step count
         raise ValueError(f"the rollout needs at least one game, got {num_envs}")
-    self_games, mix, pool_chance = split_opponents(args.opponents, num_envs)
+    self_games, mix, pool_chance = split_opponents(settings.opponents, num_envs)
     streams: list = []
     if self_games:
-        streams.append(SelfPlayStream(rules, self_games, args.episode, args.reward, seed))
+        streams.append(SelfPlayStream(rules, self_games, settings.episode, settings.reward, seed))
     if self_games < num_envs:
-        fixed = LearnerStream(rules, num_envs - self_games, mix, args.episode, args.reward, seed + self_games)
+        fixed = LearnerStream(rules, num_envs - self_games, mix, settings.episode, settings.reward, seed + self_games)
         if pool_chance:
             for weights in saved["pool"] if saved is not None else [policy.state_dict()]:
                 past.add(policy, weights)
@@ -618,10 +621,12 @@ def collect(policy, streams: list, num_steps: int, generator: torch.Generator, g
     return out
 
 
-def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tensor, args: Args) -> np.ndarray:
+def advantages(
+    policy, rollout: Rollout, streams: list, hand_weights: torch.Tensor, settings: PPOSettings
+) -> np.ndarray:
     """GAE(λ) of every decision, stream by stream (each has its own successor links), on the
     rewards plus the potential-based shaping ``γ Φ(s') - Φ(s)`` (Φ = 0 after an episode)."""
-    T = args.n_steps
+    T = settings.n_steps
     B = sum(stream.num_envs for stream in streams)
     potential = (rollout.obs @ hand_weights).numpy()
     out = np.zeros(T * B)
@@ -629,6 +634,8 @@ def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tens
     for stream in streams:
         w = stream.num_envs
         ended, next_index = stream.ended, stream.next_index
+        if settings.round_end == "terminal":  # each round's return is its own, at the game's scores
+            ended = ended | stream.round_end
         values, own_potential = column_block(rollout.values, start, w, T), column_block(potential, start, w, T)
         boot_values, boot_potential = np.zeros(T * w), np.zeros(T * w)
         for index, obs in stream.pending():
@@ -637,19 +644,9 @@ def advantages(policy, rollout: Rollout, streams: list, hand_weights: torch.Tens
                 boot_values[index] = value_only(policy, obs_t).numpy()
             boot_potential[index] = (obs_t @ hand_weights).numpy()
         following = np.where(next_index >= 0, own_potential[np.maximum(next_index, 0)], boot_potential)
-        rewards = stream.rewards + args.gamma * np.where(ended, 0.0, following) - own_potential
-        adv = gae(
-            rewards,
-            values,
-            ended,
-            next_index,
-            boot_values,
-            args.gamma,
-            args.gae_lambda,
-            w,
-            stream.round_end,
-            args.round_lambda,
-        )
+        rewards = stream.rewards + settings.gamma * np.where(ended, 0.0, following) - own_potential
+        cut = stream.round_end if settings.round_end == "bootstrap" else None
+        adv = gae(rewards, values, ended, next_index, boot_values, settings.gamma, settings.gae_lambda, w, cut)
         out.reshape(T, B)[:, start : start + w] = adv.reshape(T, w)
         start += w
     return out
@@ -665,7 +662,7 @@ def rollout_moves(rollout: Rollout) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def update(
-    policy, optimizer, rollout: Rollout, adv: np.ndarray, args: Args, generator, actor: bool = True
+    policy, optimizer, rollout: Rollout, adv: np.ndarray, settings: PPOSettings, generator, actor: bool = True
 ) -> np.ndarray:
     """``n_epochs`` passes of clipped PPO over the rollout in minibatches; the mean of
     (policy loss, value loss, entropy, clipped fraction). ``actor=False`` (the value warm-up)
@@ -674,23 +671,24 @@ def update(
     adv_t = torch.as_tensor(adv, dtype=torch.float32)
     all_ids, all_valid = rollout_moves(rollout)
     stats = []
-    for _ in range(args.n_epochs):
-        for mb in torch.randperm(len(adv_t), generator=generator).split(args.batch_size):
+    clip = settings.clip_range
+    for _ in range(settings.n_epochs):
+        for mb in torch.randperm(len(adv_t), generator=generator).split(settings.batch_size):
             ids, valid = all_ids[mb], all_valid[mb]
             advice = None if rollout.advice is None else rollout.advice[mb]
             log_probs, values = policy_and_value(policy, rollout.obs[mb], ids, valid, advice=advice)
             ratio = (log_probs.gather(1, rollout.choice[mb, None]).squeeze(1) - rollout.logp[mb]).exp()
-            a = (adv_t[mb] - adv_t[mb].mean()) / (adv_t[mb].std() + 1e-8) if args.norm_adv else adv_t[mb]
-            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_range, 1 + args.clip_range)).mean()
+            a = (adv_t[mb] - adv_t[mb].mean()) / (adv_t[mb].std() + 1e-8) if settings.norm_adv else adv_t[mb]
+            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - clip, 1 + clip)).mean()
             v_loss = 0.5 * ((values - returns[mb]) ** 2).mean()
             entropy = masked_entropy(log_probs, valid).mean()
-            loss = args.vf_coef * v_loss + (pg_loss - args.ent_coef * entropy if actor else 0.0)
+            loss = settings.vf_coef * v_loss + (pg_loss - settings.ent_coef * entropy if actor else 0.0)
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), settings.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
-                clipped = ((ratio - 1).abs() > args.clip_range).float().mean()
+                clipped = ((ratio - 1).abs() > clip).float().mean()
             stats.append([pg_loss.item(), v_loss.item(), entropy.item(), clipped.item()])
     return np.mean(stats, axis=0)
 
@@ -826,13 +824,7 @@ def train(plan: Plan) -> dict:
     if plan.meta is None:
         (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
     torch.manual_seed(plan.seeds.training)  # the network's initial weights
-    policy = make_policy(
-        rules,
-        config.net_arch(args.net_arch),
-        args.advice_scale if args.advice else None,
-        args.activation,
-        args.score_features,
-    )
+    policy = run_policy(args, rules)
     optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     advisor = make_advisor(args.advice, rules, seed=plan.seeds.advice) if args.advice else None
     clock = time.perf_counter()
@@ -841,7 +833,7 @@ def train(plan: Plan) -> dict:
     generator = torch.Generator().manual_seed(plan.seeds.sampling)
     past = PastSelves(args.pool_size, plan.seeds.pool, advisor)
     monitor = run_dir / "monitor" / f"{plan.segment:02d}"  # a file per kind of game and segment, as MaskablePPO's
-    streams = make_streams(rules, args, plan.n_envs, policy, past, saved, plan.seeds.environments, monitor)
+    streams = make_streams(rules, plan.ppo, plan.n_envs, policy, past, saved, plan.seeds.environments, monitor)
     hand_weights = torch.as_tensor(hand_potential_weights(rules, args.shaping), dtype=torch.float32)
     writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
 
@@ -865,12 +857,12 @@ def train(plan: Plan) -> dict:
         policy.set_training_mode(False)
         torch.set_num_threads(1)  # small matrix products: one thread is fastest
         rollout = collect(policy, streams, args.n_steps, generator, args.gamma, advisor)
-        adv = advantages(policy, rollout, streams, hand_weights, args)
+        adv = advantages(policy, rollout, streams, hand_weights, plan.ppo)
         t1 = time.perf_counter()
         policy.set_training_mode(True)
         torch.set_num_threads(plan.torch_threads)
         actor = state["timesteps"] >= args.value_warmup  # the warm-up counts from the run's first step
-        losses = update(policy, optimizer, rollout, adv, args, generator, actor)
+        losses = update(policy, optimizer, rollout, adv, plan.ppo, generator, actor)
         t2 = time.perf_counter()
         timing["rollout"] += t1 - t0
         timing["update"] += t2 - t1
