@@ -29,8 +29,9 @@ The games of a rollout are streams side by side (``--opponents self:3,past:1,heu
 self-play games (one network at every seat, every seat's decisions learnt from) and games
 of the learner against opponents drawn per episode and seat, among agents and, for
 ``past``, the pool of the network's past selves (a snapshot every ``pool_every`` steps, the
-last ``pool_size`` kept, saved in the checkpoint). Training episodes are rounds by default
-(a call ends one; evaluations play whole games).
+last ``pool_size`` kept, saved in the checkpoint). Training episodes are whole games for an
+advised run and rounds for a run from scratch (``--episode``; a call ends a round), and
+evaluations play whole games.
 
 One PPO iteration (:func:`collect`, :func:`advantages`, :func:`update`):
 
@@ -43,7 +44,10 @@ One PPO iteration (:func:`collect`, :func:`advantages`, :func:`update`):
 2. **Advantages**: GAE(λ) along each stream's successor links, on the rewards plus the
    potential-based hand shaping. An episode's end (termination) has no successor; a
    truncation (turn or round limit) and the rollout's end bootstrap with the critic's value
-   of the seat's next observation.
+   of the seat's next observation. In whole games, ``--round-end`` says what a round's end
+   is: nothing (``continue``), a bootstrap from the next round's first value
+   (``bootstrap``: λ is 0 there), or the end of the return (``terminal``: each round
+   learnt as an episode, at the game's scores); the streams mark it (``round_end``).
 3. **Update**: ``n_epochs`` passes over the rollout in minibatches of
    ``batch_size``: the clipped surrogate with per-minibatch normalised advantages,
    ``vf_coef`` times the squared value error, ``ent_coef`` times the masked entropy, the
