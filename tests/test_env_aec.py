@@ -23,7 +23,7 @@ from yaniv_env.yaniv.cards import SUIT_SYMBOLS, card_name, cards_name, parse_car
 from yaniv_env.yaniv.observation import ObservationLayout, StateLayout, rules_vector
 from yaniv_env.yaniv.render import hand_name
 
-REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome")
+REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome", "score_round_outcome")
 
 #: Every preset at every player count it allows in 2..5.
 PRESET_COUNTS = [(name, n) for name, rules in PRESETS.items() for n in range(2, min(5, rules.max_seats) + 1)]
@@ -191,7 +191,7 @@ def play_checked(env, action_seed: int, full: bool = True) -> dict:
     }
 
 
-#: Episodes per reward scheme: one whole game, or two rounds (short episodes), × 4 schemes.
+#: Episodes per reward scheme: one whole game, or two rounds (short episodes), × 5 schemes.
 EPISODES_PER_SCHEME = {"game": 1, "round": 2}
 # The "score" runs check everything at every step (through env() for the first episode, raw_env
 # after); the same episodes replayed with the other schemes check the cheaper invariants.
@@ -215,7 +215,7 @@ def test_random_games(preset_count, episode):
         first = runs["score"]
         for r in runs.values():
             assert (r["scores"], r["turns"], r["steps"]) == (first["scores"], first["turns"], first["steps"])
-        score, outcome, wins, both = (runs[s]["totals"] for s in REWARD_SCHEMES)
+        score, outcome, wins, both, per_round = (runs[s]["totals"] for s in REWARD_SCHEMES)
         rr_last = first["rounds"][-1]
         for p, a in enumerate(agents):
             # "score": minus the final total / 100, milestones included
@@ -231,6 +231,14 @@ def test_random_games(preset_count, episode):
             # "round_win": one per round won
             assert wins[a] == sum(p in rr.winners for rr in first["rounds"])
             assert both[a] == pytest.approx(score[a] + outcome[a], abs=1e-9)
+            # "score_round_outcome": the points, each round's place, and the game's place at its end
+            rounds_places = 0.0
+            for rr in first["rounds"] if episode == "game" else []:
+                seats = [q for q in range(n) if rr.hand_totals[q] is not None]
+                if p in seats:
+                    place = sum(1 for q in seats if rr.points[q] < rr.points[p])
+                    rounds_places += place_reward(place, len(seats))
+            assert per_round[a] == pytest.approx(both[a] + rounds_places, abs=1e-9)
         non_acting_rewarded |= first["non_acting_rewarded"]
     assert non_acting_rewarded, "no reward ever reached a player who was not acting"
 

@@ -114,6 +114,7 @@ CASES = [
     ("french", 5, "greedy", 2, "game", "round_win"),
     ("two_deck", 2, "heuristic", "random", "round", "score_outcome"),
     ("standard", 3, ["heuristic", "random"], "random", "round", "round_win"),
+    ("standard", 2, "greedy", "random", "game", "score_round_outcome"),
 ]
 
 

@@ -92,6 +92,11 @@ Every player receives its reward when it is earned, whether or not it is acting:
 ``"round_win"``      +1 to each round winner.
 ``"score_outcome"``  (default) ``"score"`` plus ``"outcome"``: a dense signal for learning
                      that still ends on what decides a game.
+``"score_round_outcome"``
+                     ``"score_outcome"`` of a one-round episode at every round end (the
+                     points, and the place by the points taken in the round), and in
+                     ``"game"`` episodes the game's place at its end: a one-round learner's
+                     signal over a whole game's totals.
 
 ``infos[agent]["round_result"]`` holds the last finished round
 (:class:`yaniv_env.yaniv.engine.RoundResult`). Eliminated players are terminated and leave
@@ -142,7 +147,8 @@ Version history
 * ``Yaniv-v0`` (unreleased): ``render_mode="rgb_array"`` (frames), ``"human"`` shows them in
   a window (it printed the text before; ``"ansi"`` returns it), ``reveal`` (the text showed
   every hand; the default now shows the hand of the player to act). Games are unchanged:
-  the same seed plays the same game.
+  the same seed plays the same game. The ``"score_round_outcome"`` reward; the other
+  rewards are unchanged.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from . import engine
 from .engine import GAME_OVER
 
 EPISODES = ("game", "round")
-REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome")
+REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome", "score_round_outcome")
 SCORE_SCALE = 100.0
 
 __all__ = ["EPISODES", "REWARD_SCHEMES", "SCORE_SCALE", "check_reward", "part_rewards", "seat_rewards"]
@@ -49,19 +49,20 @@ def seat_rewards(
     ``points``: each seat's points taken in the round; ``game_over``: whether the round ended
     the game; ``game_places``: each seat's place in the game (0 = first)."""
     rewards = [0.0] * num_players
-    if scheme in ("score", "score_outcome"):
+    if scheme in ("score", "score_outcome", "score_round_outcome"):
         for p in live:
             rewards[p] -= score_delta[p] / SCORE_SCALE
     if scheme == "round_win":
         for p in winners:
             rewards[p] += 1.0
-    if scheme in ("outcome", "score_outcome"):
-        if episode == "round":  # places by the points taken in the round, among those who played it
-            for p, place in zip(live, places([points[p] for p in live]), strict=True):
-                rewards[p] += place_reward(place, len(live))
-        else:
-            for p in live if game_over else eliminated:
-                rewards[p] += place_reward(game_places[p], num_players)
+    outcome = scheme in ("outcome", "score_outcome", "score_round_outcome")
+    if outcome and (episode == "round" or scheme == "score_round_outcome"):
+        # places by the points taken in the round, among those who played it
+        for p, place in zip(live, places([points[p] for p in live]), strict=True):
+            rewards[p] += place_reward(place, len(live))
+    if outcome and episode == "game":
+        for p in live if game_over else eliminated:
+            rewards[p] += place_reward(game_places[p], num_players)
     return rewards
 
 
