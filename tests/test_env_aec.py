@@ -226,7 +226,7 @@ def test_random_games(preset_count, episode):
             else:
                 seats = [q for q in range(n) if rr_last.hand_totals[q] is not None]
                 place = sum(1 for q in seats if rr_last.points[q] < rr_last.points[p])
-                expected = place_reward(place, len(seats))
+                expected = place_reward(place, len(seats)) if rr_last.winners else 0.0  # a draw places nobody
             assert outcome[a] == pytest.approx(expected, abs=1e-9)
             # "round_win": one per round won
             assert wins[a] == sum(p in rr.winners for rr in first["rounds"])
@@ -235,7 +235,7 @@ def test_random_games(preset_count, episode):
             rounds_places = 0.0
             for rr in first["rounds"] if episode == "game" else []:
                 seats = [q for q in range(n) if rr.hand_totals[q] is not None]
-                if p in seats:
+                if p in seats and rr.winners:
                     place = sum(1 for q in seats if rr.points[q] < rr.points[p])
                     rounds_places += place_reward(place, len(seats))
             assert per_round[a] == pytest.approx(both[a] + rounds_places, abs=1e-9)
@@ -298,6 +298,24 @@ def test_turn_limit_truncates(preset):
     env.reset(seed=4)
     assert play_without_calling(env) == {"player_0", "player_1"}
     assert env.unwrapped.game.round_result.truncated
+
+
+@pytest.mark.parametrize("scheme", ["outcome", "score_outcome", "score_round_outcome"])
+def test_a_drawn_round_places_nobody(scheme):
+    """A round drawn at the turn limit has no winner: the round's place pays 0 to everyone (with
+    ties sharing the better place, every player would otherwise get the first place's +1)."""
+    env = yaniv_env.raw_env(rules="standard", num_players=2, episode="round", turn_limit=1, reward=scheme)
+    env.reset(seed=4)
+    totals = dict.fromkeys(env.agents, 0.0)
+    for agent in env.agent_iter(1_000):
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            env.step(None)
+        else:
+            env.step(int(next(a for a in np.flatnonzero(obs["action_mask"]) if a != CALL_YANIV)))
+    assert env.unwrapped.game.round_result.truncated and env.unwrapped.game.round_result.winners == []
+    assert totals == {"player_0": 0.0, "player_1": 0.0}
 
 
 def test_round_limit_truncates_the_game():

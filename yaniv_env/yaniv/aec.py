@@ -88,7 +88,8 @@ Every player receives its reward when it is earned, whether or not it is acting:
 ``"outcome"``        at the end of the episode (or when the player is eliminated), its
                      place: ``(n - 1 - 2·place) / (n - 1)``, +1 for the winner, -1 for the
                      last (ties share the better place; in ``"round"`` episodes places go
-                     by the points taken in the round).
+                     by the points taken in the round, and a round drawn at the turn limit
+                     places nobody: 0).
 ``"round_win"``      +1 to each round winner.
 ``"score_outcome"``  (default) ``"score"`` plus ``"outcome"``: a dense signal for learning
                      that still ends on what decides a game.
@@ -147,8 +148,9 @@ Version history
 * ``Yaniv-v0`` (unreleased): ``render_mode="rgb_array"`` (frames), ``"human"`` shows them in
   a window (it printed the text before; ``"ansi"`` returns it), ``reveal`` (the text showed
   every hand; the default now shows the hand of the player to act). Games are unchanged:
-  the same seed plays the same game. The ``"score_round_outcome"`` reward; the other
-  rewards are unchanged.
+  the same seed plays the same game. The ``"score_round_outcome"`` reward. In ``"round"``
+  episodes a round drawn at the turn limit no longer pays every player the first place under
+  ``"outcome"`` and ``"score_outcome"`` (it pays 0); the other rewards are unchanged.
 """
 
 from __future__ import annotations

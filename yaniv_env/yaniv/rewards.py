@@ -56,8 +56,9 @@ def seat_rewards(
         for p in winners:
             rewards[p] += 1.0
     outcome = scheme in ("outcome", "score_outcome", "score_round_outcome")
-    if outcome and (episode == "round" or scheme == "score_round_outcome"):
-        # places by the points taken in the round, among those who played it
+    if outcome and (episode == "round" or scheme == "score_round_outcome") and winners:
+        # places by the points taken in the round, among those who played it; a drawn round
+        # (no winner: the turn limit) places nobody, or everyone would share the first place
         for p, place in zip(live, places([points[p] for p in live]), strict=True):
             rewards[p] += place_reward(place, len(live))
     if outcome and episode == "game":
