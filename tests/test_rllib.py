@@ -147,7 +147,7 @@ def test_adapter_turns_rewards_and_mask_violation():
             if not done:
                 assert set(obs) == {env.aec.agent_selection}
         assert set(terminateds) == {*env.possible_agents, "__all__"}
-        assert sorted(totals.values()) in ([-1.0, 1.0], [1.0, 1.0])  # outcome: +1 / -1; a draw shares first place
+        assert sorted(totals.values()) in ([-1.0, 1.0], [0.0, 0.0])  # outcome: +1 / -1; a drawn round places nobody
     obs, _ = env.reset(seed=9)
     (agent, o), = obs.items()  # fmt: skip
     with pytest.raises(MaskViolation, match="forbids"):
