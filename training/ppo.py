@@ -179,7 +179,7 @@ def policy_and_value(
     if advice is not None:
         logits = logits + policy.advice_scale * (ids == advice[:, None])
     log_probs = logits.masked_fill(~valid, -1e8).log_softmax(-1)
-    return log_probs, policy.value_net(policy.mlp_extractor.value_net(features)).squeeze(-1)
+    return log_probs, critic(policy, features)
 
 
 def advise(advisor, obs, masks) -> torch.Tensor | None:
@@ -197,8 +197,13 @@ def network_input(policy, obs: torch.Tensor) -> torch.Tensor:
     return policy.features_extractor(obs) if policy.score_features else obs
 
 
+def critic(policy, features: torch.Tensor) -> torch.Tensor:
+    """The critic's values of :func:`network_input`'s ``features``."""
+    return policy.value_net(policy.mlp_extractor.value_net(features)).squeeze(-1)
+
+
 def value_only(policy, obs: torch.Tensor) -> torch.Tensor:
-    return policy.value_net(policy.mlp_extractor.value_net(network_input(policy, obs))).squeeze(-1)
+    return critic(policy, network_input(policy, obs))
 
 
 def masked_entropy(log_probs: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
