@@ -325,6 +325,50 @@ def test_args_parser_defaults_and_docs():
     assert "--snapshot-every" in config.build_parser(T.Args).format_help()
 
 
+def test_the_plan_holds_the_imitation_settings_frozen(tmp_path):
+    """``make_plan``'s ``imitation``: the parsed imitation options as frozen values (the teacher's
+    options as ``(name, value)`` pairs), each field documented; with ``--pretrain none`` no
+    teacher and its options left unread."""
+    from training.plan import ImitationSettings, make_plan
+
+    argv = ["--algo", "maskable_ppo", "--pretrain", "search_fast", "--advice", "heuristic", "--no-progress"]
+    argv += ["--output-dir", str(tmp_path)]
+    argv += ["--pretrain-option", "candidates=8", "--pretrain-samples", "1234", "--pretrain-epochs", "3"]
+    argv += ["--pretrain-lr", "5e-4", "--pretrain-temperature", "2", "--pretrain-departure-weight", "4"]
+    argv += ["--batch-size", "96", "--vf-coef", "0.25", "--max-grad-norm", "0.7", "--gamma", "0.9"]
+    argv += ["--dagger-rounds", "2", "--dagger-samples", "700", "--dagger-epochs", "5"]
+    argv += ["--pretrain-data", str(tmp_path / "demos.npz"), "--opponents", "greedy:2", "--learner-seat", "1"]
+    settings = make_plan(*T.parse_args(argv)).imitation
+    assert settings == ImitationSettings(
+        teacher="search_fast",
+        teacher_options=(("candidates", 8),),
+        advice="heuristic",
+        samples=1234,
+        epochs=3,
+        lr=5e-4,
+        temperature=2.0,
+        departure_weight=4.0,
+        batch_size=96,
+        vf_coef=0.25,
+        max_grad_norm=0.7,
+        gamma=0.9,
+        dagger_rounds=2,
+        dagger_samples=700,
+        dagger_epochs=5,
+        data=tmp_path / "demos.npz",
+        opponents="greedy:2",
+        learner_seat="1",
+        progress=False,
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.samples = 1  # type: ignore[misc]
+    assert set(config.field_docs(ImitationSettings)) == {f.name for f in dataclasses.fields(ImitationSettings)}
+    none = make_plan(
+        *T.parse_args(["--pretrain", "none", "--pretrain-option", "unread", "--output-dir", str(tmp_path)])
+    )
+    assert (none.imitation.teacher, none.imitation.teacher_options, none.imitation.data) == ("", (), None)
+
+
 def test_bad_arguments_are_reported(tmp_path, capsys):
     assert T.main(["--episode", "hand", "--output-dir", str(tmp_path)]) == 2
     assert "--episode must be one of" in capsys.readouterr().err

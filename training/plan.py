@@ -134,6 +134,51 @@ class PPOSettings:
 
 
 @dataclass(frozen=True)
+class ImitationSettings:
+    """What the imitation phase reads (``--pretrain``, ``--pretrain-data``, DAgger;
+    :mod:`training.imitation`), as values."""
+
+    teacher: str
+    """``--pretrain``: the agent imitated (empty: no imitation phase)."""
+    teacher_options: tuple[tuple[str, object], ...]
+    """``--pretrain-option`` as the teacher's keywords, ``(name, value)`` pairs in the order given."""
+    advice: str
+    """``--advice``: the advisor whose move ends the observation (empty: none)."""
+    samples: int
+    """``--pretrain-samples``: the teacher's decisions to collect."""
+    epochs: int
+    """``--pretrain-epochs``: passes over the demonstrations."""
+    lr: float
+    """``--pretrain-lr``: the fitting's Adam learning rate."""
+    temperature: float
+    """``--pretrain-temperature``: of the soft targets over a searching teacher's candidates (0: its moves)."""
+    departure_weight: float
+    """``--pretrain-departure-weight``: the weight of the teacher's departures from the advice."""
+    batch_size: int
+    """``--batch-size``: decisions per gradient step."""
+    vf_coef: float
+    """``--vf-coef``: the value loss's weight."""
+    max_grad_norm: float
+    """``--max-grad-norm``: the gradient's norm is clipped to this."""
+    gamma: float
+    """``--gamma``: the discount of the returns the value net is fitted to."""
+    dagger_rounds: int
+    """``--dagger-rounds``: DAgger rounds after the behaviour cloning."""
+    dagger_samples: int
+    """``--dagger-samples``: the student's decisions labelled in each round."""
+    dagger_epochs: int
+    """``--dagger-epochs``: passes over all the decisions after each round."""
+    data: Path | None
+    """``--pretrain-data``: the demonstrations file, loaded when it exists, else written (``None``: none)."""
+    opponents: str
+    """``--opponents`` as given (a demonstration file records it)."""
+    learner_seat: str
+    """``--learner-seat`` as given (a demonstration file records it)."""
+    progress: bool
+    """``--progress``: show progress bars."""
+
+
+@dataclass(frozen=True)
 class Plan:
     """A run resolved: what :func:`training.train.train` and its phases read."""
 
@@ -160,6 +205,7 @@ class Plan:
     eval_mix: tuple[tuple[str, float], ...]
     env: EnvSpec
     ppo: PPOSettings
+    imitation: ImitationSettings
     seeds: Seeds
 
     @property
@@ -205,6 +251,7 @@ def make_plan(args: Args, given: set[str]) -> Plan:
         eval_mix=eval_mix,
         env=env_spec(args, rules, mix),
         ppo=ppo_settings(args),
+        imitation=imitation_settings(args),
         seeds=Seeds(args.seed, int((meta or {}).get("segment", -1)) + 1),
     )
 
@@ -258,6 +305,32 @@ def env_spec(args: Args, rules: Rules, mix) -> EnvSpec:
 def ppo_settings(args: Args) -> PPOSettings:
     """The values the lean learner's rollouts and updates read."""
     return PPOSettings(**{f.name: getattr(args, f.name) for f in dataclasses.fields(PPOSettings)})
+
+
+def imitation_settings(args: Args) -> ImitationSettings:
+    """The values the imitation phase reads (the teacher's options parsed only when there is a
+    teacher)."""
+    return ImitationSettings(
+        teacher=args.pretrain,
+        teacher_options=tuple(config.teacher_options(args).items()) if args.pretrain else (),
+        advice=args.advice,
+        samples=args.pretrain_samples,
+        epochs=args.pretrain_epochs,
+        lr=args.pretrain_lr,
+        temperature=args.pretrain_temperature,
+        departure_weight=args.pretrain_departure_weight,
+        batch_size=args.batch_size,
+        vf_coef=args.vf_coef,
+        max_grad_norm=args.max_grad_norm,
+        gamma=args.gamma,
+        dagger_rounds=args.dagger_rounds,
+        dagger_samples=args.dagger_samples,
+        dagger_epochs=args.dagger_epochs,
+        data=Path(args.pretrain_data) if args.pretrain_data else None,
+        opponents=args.opponents,
+        learner_seat=args.learner_seat,
+        progress=args.progress,
+    )
 
 
 def vec_env_kind(vec_env: str, game: str) -> str:
