@@ -25,9 +25,8 @@ from agents.batched import batched
 from agents.evaluation.progress import progress_bar
 from agents.trained import action_fingerprint, atomic_write_bytes, observation_fingerprint, rules_to_dict
 from training.args import ConfigError
-from training.config import teacher_options
 from training.envs import make_train_venv
-from training.plan import Plan
+from training.plan import ImitationSettings, Plan
 from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
 
 
@@ -38,13 +37,13 @@ def collect_demonstrations(plan: Plan, seed: int, samples: int | None = None, st
     returns and episode numbers. With a ``student`` (``(observations, masks) -> actions``)
     the student's moves are played and the teacher's are recorded (DAgger); the returns
     are then the student's. ``seed`` seeds the environments, the teacher and the advisor."""
-    args = plan.args
+    settings = plan.imitation
     t0 = time.time()
     n_envs = plan.collect_envs
     venv = make_train_venv(plan.env, seed, n_envs, None, plan.kind, advice_seed=seed)
     venv.seed(seed)
-    teacher = batched(args.pretrain, seed=seed, rules=plan.rules, **teacher_options(args))
-    want = args.pretrain_samples if samples is None else samples
+    teacher = batched(settings.teacher, seed=seed, rules=plan.rules, **dict(settings.teacher_options))
+    want = settings.samples if samples is None else samples
     # one row per decision, in the order taken; the episodes still open when the budget is
     # reached are dropped, so the rows are kept until then (no fixed-size buffer: with many
     # environments and whole-game episodes the open ones hold tens of thousands of rows)
@@ -54,13 +53,13 @@ def collect_demonstrations(plan: Plan, seed: int, samples: int | None = None, st
     if searching:
         rows.update(cand_act=[], cand_value=[])
     width = getattr(teacher, "candidates", 0) + 1  # its plans, plus Yaniv
-    episodes = _Episodes(n_envs, args.gamma)
-    what = f"{args.pretrain}'s moves" if student is None else f"{args.pretrain}'s moves in the student's games"
-    bar = progress_bar(want, args.progress, f"imitation: collecting {what}", "decisions")
+    episodes = _Episodes(n_envs, settings.gamma)
+    what = f"{settings.teacher}'s moves" if student is None else f"{settings.teacher}'s moves in the student's games"
+    bar = progress_bar(want, settings.progress, f"imitation: collecting {what}", "decisions")
     obs = venv.reset()
     while episodes.finished_rows < want:
         masks = np.asarray(venv.env_method("action_masks"), dtype=bool)
-        seen = obs[:, :-1] if args.advice else obs  # the teacher sees the environment's observation
+        seen = obs[:, :-1] if settings.advice else obs  # the teacher sees the environment's observation
         actions = teacher.act_batch(seen, masks)
         if searching:
             cand_act, cand_value = _candidates(teacher.searched_values, n_envs, width)
@@ -148,22 +147,22 @@ def _candidates(searched_values: dict, n_envs: int, width: int) -> tuple[np.ndar
 
 def demonstration_key(plan: Plan) -> dict:
     """What demonstrations depend on: a saved set is reused only when all of it matches."""
-    args, rules = plan.args, plan.rules
+    settings, env, rules = plan.imitation, plan.env, plan.rules
     return {
-        "teacher": args.pretrain,
-        "teacher_options": teacher_options(args),
-        "advice": args.advice,
-        "game": args.game,
+        "teacher": settings.teacher,
+        "teacher_options": dict(settings.teacher_options),
+        "advice": settings.advice,
+        "game": env.game,
         "rules": rules_to_dict(rules),
         "observation": observation_fingerprint(rules),
         "actions": action_fingerprint(rules),
-        "opponents": args.opponents,
-        "learner_seat": args.learner_seat,
-        "episode": args.episode,
-        "reward": args.reward,
-        "turn_limit": args.turn_limit,
-        "shaping": args.shaping,
-        "gamma": args.gamma,
+        "opponents": settings.opponents,
+        "learner_seat": settings.learner_seat,
+        "episode": env.episode,
+        "reward": env.reward,
+        "turn_limit": env.turn_limit,
+        "shaping": env.shaping,
+        "gamma": settings.gamma,
     }
 
 
@@ -291,11 +290,11 @@ def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
     learner's (:mod:`training.ppo`), fitted in place."""
     import torch
 
-    args, seed = plan.args, plan.seeds.imitation
+    settings, seed = plan.imitation, plan.seeds.imitation
     t0 = time.time()
     source = "collected"
     key = demonstration_key(plan)
-    path = Path(args.pretrain_data) if args.pretrain_data else None
+    path = settings.data
     if path is not None and path.is_file():
         data = load_demonstrations(path, key)
         source = f"loaded from {path}"
@@ -304,41 +303,41 @@ def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
         if path is not None:
             save_demonstrations(path, data, key)
             source = f"collected, saved to {path}"
-    if args.pretrain_temperature > 0 and data.get("cand_act") is None:
+    if settings.temperature > 0 and data.get("cand_act") is None:
         raise ConfigError(
             f"--pretrain-data {str(path)!r} holds no rollout values for --pretrain-temperature "
             "(collected before they were saved): collect it again"
         )
     rng = np.random.default_rng(seed)
-    opt = torch.optim.Adam(policy.parameters(), lr=args.pretrain_lr)
-    _fit(policy, opt, data, args, args.pretrain_epochs, rng)
+    opt = torch.optim.Adam(policy.parameters(), lr=settings.lr)
+    _fit(policy, opt, data, settings, settings.epochs, rng)
     data, rounds = _dagger(policy, opt, data, plan, rng, log)
 
     obs_buf, act_buf, collect_s = data["obs"], data["act"], data["collect_seconds"]
-    soft = args.pretrain_temperature > 0 and data.get("cand_act") is not None  # as policy_targets decides
+    soft = settings.temperature > 0 and data.get("cand_act") is not None  # as policy_targets decides
     held = data["episode"] % 20 == 0
     keep = np.arange(len(act_buf))
     train_idx, test_idx = keep[~held], keep[held]
     info = {
-        "agent": args.pretrain,
-        "options": teacher_options(args),
+        "agent": settings.teacher,
+        "options": dict(settings.teacher_options),
         "samples": int(len(train_idx)),
         "held_out": int(len(test_idx)),
         "episodes": int(data["episodes"]),
-        "epochs": args.pretrain_epochs,
+        "epochs": settings.epochs,
         "train_accuracy": round(_accuracy(policy, data, train_idx[:20000]), 4),
         "held_out_accuracy": round(_accuracy(policy, data, test_idx), 4),
         "collect_seconds": round(collect_s, 1),
         "seconds": round(time.time() - t0, 1),
         "source": source,
-        "temperature": args.pretrain_temperature,
+        "temperature": settings.temperature,
         # decisions with soft targets (searched, and a temperature given)
         "soft_targets": round(float((data["cand_act"] >= 0).any(1).mean()), 4) if soft else 0.0,
     }
     if rounds:
         info["dagger"] = rounds
     departures = ""
-    if args.advice:  # what the advice alone cannot give: the teacher's departures from it
+    if settings.advice:  # what the advice alone cannot give: the teacher's departures from it
         differs = act_buf != obs_buf[:, -1].astype(np.int64)
         info["teacher_departs"] = round(float(differs.mean()), 4) if len(differs) else float("nan")
         held_out_departures = test_idx[differs[test_idx]]
@@ -350,8 +349,8 @@ def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
             departures += " (none held out to copy)"
     dagger = f" and {len(rounds)} DAgger rounds" if rounds else ""
     log(
-        f"imitation warm start: {info['samples']:,} decisions of {args.pretrain!r} ({info['episodes']:,} episodes), "
-        f"{args.pretrain_epochs} epochs{dagger}; accuracy {info['train_accuracy']:.3f} (train), "
+        f"imitation warm start: {info['samples']:,} decisions of {settings.teacher!r} ({info['episodes']:,} episodes), "
+        f"{settings.epochs} epochs{dagger}; accuracy {info['train_accuracy']:.3f} (train), "
         f"{info['held_out_accuracy']:.3f} (held out){departures} in {info['seconds']:.0f} s "
         f"({source}{f' in {collect_s:.0f} s' if source == 'collected' else ''})"
     )
@@ -361,23 +360,25 @@ def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
 def _dagger(policy, opt, data: dict, plan: Plan, rng: np.random.Generator, log) -> tuple[dict, list[dict]]:
     """--dagger-rounds rounds: the student plays (sampling, as PPO will), the teacher labels
     its positions, and the policy is fitted again on all the decisions so far."""
-    args, rounds = plan.args, []
-    for r in range(args.dagger_rounds):
+    settings, rounds = plan.imitation, []
+    for r in range(settings.dagger_rounds):
         round_seed = plan.seeds.dagger(r)
         student = _sampler(policy, np.random.default_rng(round_seed))
-        new = collect_demonstrations(plan, round_seed, args.dagger_samples, student)
+        new = collect_demonstrations(plan, round_seed, settings.dagger_samples, student)
         agreement = _accuracy(policy, new, np.arange(len(new["act"])))
         data = _merged(data, new)
-        _fit(policy, opt, data, args, args.dagger_epochs, rng, f"DAgger round {r + 1}")
+        _fit(policy, opt, data, settings, settings.dagger_epochs, rng, f"DAgger round {r + 1}")
         rounds.append({"decisions": int(len(new["act"])), "agreement": round(agreement, 4)})
         log(
-            f"DAgger round {r + 1}/{args.dagger_rounds}: {len(new['act']):,} of the student's decisions labelled "
-            f"by {args.pretrain!r} in {new['collect_seconds']:.0f} s; it agreed with {agreement:.3f} of them"
+            f"DAgger round {r + 1}/{settings.dagger_rounds}: {len(new['act']):,} of the student's decisions labelled "
+            f"by {settings.teacher!r} in {new['collect_seconds']:.0f} s; it agreed with {agreement:.3f} of them"
         )
     return data, rounds
 
 
-def _fit(policy, opt, data: dict, args, epochs: int, rng: np.random.Generator, what: str = "") -> None:
+def _fit(
+    policy, opt, data: dict, settings: ImitationSettings, epochs: int, rng: np.random.Generator, what: str = ""
+) -> None:
     """``epochs`` passes of the policy (cross-entropy over the legal actions, the
     departures from the advice weighted by --pretrain-departure-weight) and value (mean
     squared error to the returns) losses over ``data``'s decisions but the held-out
@@ -385,15 +386,15 @@ def _fit(policy, opt, data: dict, args, epochs: int, rng: np.random.Generator, w
     import torch
 
     obs_buf, mask_buf, act_buf, ret_buf = data["obs"], data["mask"], data["act"], data["ret"]
-    target_act, target_prob = policy_targets(data, args.pretrain_temperature)
+    target_act, target_prob = policy_targets(data, settings.temperature)
     train_idx = np.flatnonzero(data["episode"] % 20 != 0)
     policy.set_training_mode(True)
     desc = f"imitation: fitting{f' ({what})' if what else ''} ({epochs} epochs)"
-    bar = progress_bar(epochs * len(train_idx), args.progress, desc, "decisions")
+    bar = progress_bar(epochs * len(train_idx), settings.progress, desc, "decisions")
     for _ in range(epochs):
         rng.shuffle(train_idx)
-        for s in range(0, len(train_idx), args.batch_size):
-            b = train_idx[s : s + args.batch_size]
+        for s in range(0, len(train_idx), settings.batch_size):
+            b = train_idx[s : s + settings.batch_size]
             x = torch.as_tensor(obs_buf[b])
             dist = policy.get_distribution(x, action_masks=mask_buf[b])
             # the expected log-probability of the targets (the move played, or the soft targets)
@@ -401,17 +402,17 @@ def _fit(policy, opt, data: dict, args, epochs: int, rng: np.random.Generator, w
                 torch.as_tensor(target_prob[b, k]) * dist.log_prob(torch.as_tensor(target_act[b, k]))
                 for k in range(target_act.shape[1])
             )
-            if args.advice and args.pretrain_departure_weight != 1.0:
+            if settings.advice and settings.departure_weight != 1.0:
                 departs = act_buf[b] != obs_buf[b, -1].astype(np.int64)
-                w = torch.as_tensor(np.where(departs, args.pretrain_departure_weight, 1.0), dtype=log_prob.dtype)
+                w = torch.as_tensor(np.where(departs, settings.departure_weight, 1.0), dtype=log_prob.dtype)
                 loss_pi = -(w * log_prob).sum() / w.sum()
             else:
                 loss_pi = -log_prob.mean()
             loss_v = ((policy.predict_values(x).squeeze(-1) - torch.as_tensor(ret_buf[b])) ** 2).mean()
-            loss = loss_pi + args.vf_coef * loss_v
+            loss = loss_pi + settings.vf_coef * loss_v
             opt.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), settings.max_grad_norm)
             opt.step()
             if bar is not None:
                 bar.update(len(b))
