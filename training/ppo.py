@@ -814,7 +814,7 @@ def starting_point(policy, optimizer, plan: Plan, advisor=None) -> tuple[dict, d
         return state, saved
     if args.init:
         policy.load_state_dict(initial_weights(Path(args.init), policy))
-    if args.pretrain:
+    if plan.imitation.teacher:
         torch.set_num_threads(plan.torch_threads)  # the fit is an update: its threads
         imitation_pretrain(policy, plan)
     return state, None

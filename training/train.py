@@ -165,7 +165,7 @@ def run(plan: Plan) -> int:
     if plan.kind == "batched":  # before the budget's clock starts: a first run compiles for about a minute
         from agents.evaluation.batched_runner import compile_kernels  # loads Numba: only for the batched engine
 
-        compile_kernels(plan.rules, announce=True, search=plan.meta is None and plan.args.pretrain == "search_fast")
+        compile_kernels(plan.rules, announce=True, search=plan.meta is None and plan.imitation.teacher == "search_fast")
     if plan.args.algo == "ppo":
         return ppo.run(plan)
     (plan.run_dir / "monitor").mkdir(parents=True, exist_ok=True)
@@ -183,7 +183,7 @@ def run(plan: Plan) -> int:
     model = build_model(plan, run_state, venv)
     done = model.num_timesteps
     announce(plan, done)
-    if plan.meta is None and plan.args.pretrain:
+    if plan.meta is None and plan.imitation.teacher:
         run_state.pretrain = imitation_pretrain(model.policy, plan)
     ppo_start = time.time()
     status = learn(plan, run_state, model, venv)
