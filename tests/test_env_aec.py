@@ -23,7 +23,7 @@ from yaniv_env.yaniv.cards import SUIT_SYMBOLS, card_name, cards_name, parse_car
 from yaniv_env.yaniv.observation import ObservationLayout, StateLayout, rules_vector
 from yaniv_env.yaniv.render import hand_name
 
-REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome", "score_round_outcome")
+REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome", "score_round_outcome", "margin_outcome")
 
 #: Every preset at every player count it allows in 2..5.
 PRESET_COUNTS = [(name, n) for name, rules in PRESETS.items() for n in range(2, min(5, rules.max_seats) + 1)]
@@ -215,7 +215,7 @@ def test_random_games(preset_count, episode):
         first = runs["score"]
         for r in runs.values():
             assert (r["scores"], r["turns"], r["steps"]) == (first["scores"], first["turns"], first["steps"])
-        score, outcome, wins, both, per_round = (runs[s]["totals"] for s in REWARD_SCHEMES)
+        score, outcome, wins, both, per_round, margin = (runs[s]["totals"] for s in REWARD_SCHEMES)
         rr_last = first["rounds"][-1]
         for p, a in enumerate(agents):
             # "score": minus the final total / 100, milestones included
@@ -239,6 +239,16 @@ def test_random_games(preset_count, episode):
                     place = sum(1 for q in seats if rr.points[q] < rr.points[p])
                     rounds_places += place_reward(place, len(seats))
             assert per_round[a] == pytest.approx(both[a] + rounds_places, abs=1e-9)
+            # "margin_outcome": each round, the player's score change against the others' mean
+            margins, before = 0.0, [0] * n
+            for rr in first["rounds"]:
+                seats = [q for q in range(n) if rr.hand_totals[q] is not None]
+                delta = [rr.scores[q] - before[q] for q in range(n)]
+                if p in seats and len(seats) > 1:
+                    others = sum(delta[q] for q in seats if q != p) / (len(seats) - 1)
+                    margins -= (delta[p] - others) / 100
+                before = list(rr.scores)
+            assert margin[a] == pytest.approx(margins + outcome[a], abs=1e-9)
         non_acting_rewarded |= first["non_acting_rewarded"]
     assert non_acting_rewarded, "no reward ever reached a player who was not acting"
 
@@ -300,7 +310,7 @@ def test_turn_limit_truncates(preset):
     assert env.unwrapped.game.round_result.truncated
 
 
-@pytest.mark.parametrize("scheme", ["outcome", "score_outcome", "score_round_outcome"])
+@pytest.mark.parametrize("scheme", ["outcome", "score_outcome", "score_round_outcome", "margin_outcome"])
 def test_a_drawn_round_places_nobody(scheme):
     """A round drawn at the turn limit has no winner: the round's place pays 0 to everyone (with
     ties sharing the better place, every player would otherwise get the first place's +1)."""

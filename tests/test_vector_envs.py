@@ -115,6 +115,7 @@ CASES = [
     ("two_deck", 2, "heuristic", "random", "round", "score_outcome"),
     ("standard", 3, ["heuristic", "random"], "random", "round", "round_win"),
     ("standard", 2, "greedy", "random", "game", "score_round_outcome"),
+    ("standard", 3, "greedy", 1, "game", "margin_outcome"),
 ]
 
 

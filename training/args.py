@@ -40,7 +40,7 @@ class Args:
     episode: str = "game"
     """what an episode is: game or round (Pis Yedili: game or deal)"""
     reward: str = "outcome"
-    """the reward scheme: score, outcome, round_win, score_outcome or score_round_outcome (Pis Yedili: deal_win)"""
+    """the reward scheme: one of the game's reward schemes (the AEC environment's docstring, "Rewards")"""
     turn_limit: int | None = None
     """maskable_ppo only: turns before a round is a draw (default: the rules' own)"""
     shaping: float = 1.0

@@ -98,6 +98,10 @@ Every player receives its reward when it is earned, whether or not it is acting:
                      points, and the place by the points taken in the round), and in
                      ``"game"`` episodes the game's place at its end: a one-round learner's
                      signal over a whole game's totals.
+``"margin_outcome"`` at each round end, minus the change of the player's total against
+                     the mean change of the others who played the round, divided by 100
+                     (zero-sum: points an opponent takes count for the player), plus
+                     ``"outcome"``: the race to the score limit, round by round.
 
 ``infos[agent]["round_result"]`` holds the last finished round
 (:class:`yaniv_env.yaniv.engine.RoundResult`). Eliminated players are terminated and leave
@@ -150,7 +154,8 @@ Version history
   every hand; the default now shows the hand of the player to act). Games are unchanged:
   the same seed plays the same game. The ``"score_round_outcome"`` reward. In ``"round"``
   episodes a round drawn at the turn limit no longer pays every player the first place under
-  ``"outcome"`` and ``"score_outcome"`` (it pays 0); the other rewards are unchanged.
+  ``"outcome"`` and ``"score_outcome"`` (it pays 0); the other rewards are unchanged. The
+  ``"margin_outcome"`` reward.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from . import engine
 from .engine import GAME_OVER
 
 EPISODES = ("game", "round")
-REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome", "score_round_outcome")
+REWARD_SCHEMES = ("score", "outcome", "round_win", "score_outcome", "score_round_outcome", "margin_outcome")
 SCORE_SCALE = 100.0
 
 __all__ = ["EPISODES", "REWARD_SCHEMES", "SCORE_SCALE", "check_reward", "part_rewards", "seat_rewards"]
@@ -52,10 +52,17 @@ def seat_rewards(
     if scheme in ("score", "score_outcome", "score_round_outcome"):
         for p in live:
             rewards[p] -= score_delta[p] / SCORE_SCALE
+    if scheme == "margin_outcome" and len(live) > 1:
+        # the player's score change against the mean of the others who played the round:
+        # zero-sum, so points the others take count for the player as its own count against it
+        total = sum(score_delta[p] for p in live)
+        for p in live:
+            others = (total - score_delta[p]) / (len(live) - 1)
+            rewards[p] -= (score_delta[p] - others) / SCORE_SCALE
     if scheme == "round_win":
         for p in winners:
             rewards[p] += 1.0
-    outcome = scheme in ("outcome", "score_outcome", "score_round_outcome")
+    outcome = scheme in ("outcome", "score_outcome", "score_round_outcome", "margin_outcome")
     if outcome and (episode == "round" or scheme == "score_round_outcome") and winners:
         # places by the points taken in the round, among those who played it; a drawn round
         # (no winner: the turn limit) places nobody, or everyone would share the first place
