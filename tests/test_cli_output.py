@@ -70,6 +70,24 @@ def test_learning_curve_shows_game_win_rates_in_one_colour_per_opponent(tmp_path
     assert box.x0 >= 0 and box.x1 <= width and box.y1 <= height
 
 
+def test_the_training_panel_shows_first_places_where_the_run_logged_them(tmp_path):
+    """The lean learner logs each training episode's first place (``won``): the panel then
+    shows the training win rate on the evaluation's 0-1 axis, not the reward."""
+    pytest.importorskip("matplotlib")
+    from training.plots import draw_learning_curve
+
+    evals, episodes = _synthetic_history()
+    rng = np.random.default_rng(1)
+    won = [{**e, "won": float(rng.random() < 0.6)} for e in episodes]
+    bottom = draw_learning_curve(evals, won, "t", tmp_path / "won.png", "outcome").axes[1]
+    assert bottom.get_ylim() == (0.0, 1.0) and "won" in bottom.get_ylabel()
+    curves = [line for line in bottom.get_lines() if line.get_label() != "0.5"]
+    assert len(curves) == 3 and all(0 <= y <= 1 for line in curves for y in line.get_ydata())
+    # a run without them (MaskablePPO's monitors) keeps the reward
+    bottom = draw_learning_curve(evals, episodes, "t", tmp_path / "r.png", "outcome").axes[1]
+    assert "training reward" in bottom.get_ylabel()
+
+
 def test_framed_table_fits_its_title():
     text = framed("a title longer than the table underneath it", ["a", "b"], [["x", "1"]], ["model: m.zip"])
     lines = text.splitlines()

@@ -194,6 +194,8 @@ def test_episode_log_counts_every_decision_of_each_seat(tmp_path):
     assert rows and {r["opp"] for r in rows} == {"self"}
     assert sum(r["l"] for r in rows) + stream._episode_length.sum() == steps * 4
     assert [r["r"] for r in rows] == pytest.approx(stream.ended_returns)
+    # a one-round episode's first place (alone or tied) is what "outcome" pays +1 with 3 players
+    assert [r["won"] > 0 for r in rows] == [r["r"] == pytest.approx(1.0) for r in rows]
 
 
 def test_options_the_algorithm_does_not_use_are_refused(tmp_path):

@@ -516,3 +516,35 @@ def test_gymnasium_call_get_attr_set_attr_and_reset_mask():
         envs.reset(seed=[1, 2])
     with pytest.raises(ValueError, match="seed must be"):
         envs.reset(seed=True)
+
+
+@pytest.mark.parametrize("episode", ["game", "round"])
+def test_ended_won_is_the_first_place_the_outcome_reward_pays(episode):
+    """``ended_won``: the learner's share of the first place of each ended episode. Under the
+    ``outcome`` reward with 2 players the first place (alone or tied) is paid +1, so an episode
+    is won (in part) exactly when its return is +1, and a tie shares the win."""
+    g = LearnerGames("standard", 8, num_players=2, opponents="greedy", episode=episode, reward="outcome")
+    obs = g.reset(3)
+    learner = batched("greedy", seed=5, rules=g.rules)
+    won, returns = [], []
+    while len(won) < 40:
+        obs, _, _, _, _, ended = g.step(learner.act_batch(obs, g.action_masks()))
+        if ended.any():
+            won.extend(g.ended_won.tolist())
+            returns.extend(g.ended_returns.tolist())
+    assert set(won) <= {0.0, 0.5, 1.0} and 0 < sum(won) < len(won)
+    assert [w > 0 for w in won] == [r == pytest.approx(1.0) for r in returns]
+
+
+def test_self_play_ended_won_shares_one_first_place_per_decided_game():
+    sp = BatchedSelfPlay("standard", 6, 3, episode="game", reward="outcome")
+    sp.reset(0)
+    rng = np.random.default_rng(0)
+    decided = 0
+    while decided < 10:
+        _, ended = sp.step(np.array([rng.choice(np.flatnonzero(m)) for m in sp.masks]))
+        if ended.any():
+            assert sp.ended_won.shape == (ended.sum(), 3)
+            np.testing.assert_allclose(sp.ended_won.sum(axis=1), 1.0)  # a game always has a first place
+            np.testing.assert_array_equal(sp.ended_won > 0, sp.last_ranking[ended] == 0)
+            decided += int(ended.sum())

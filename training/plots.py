@@ -1,6 +1,7 @@
 """The learning curve of a run (``learning_curve.png``): the game win rate against each
-evaluation opponent with its 95% interval, and the training reward per opponent, one colour
-per opponent in both panels."""
+evaluation opponent with its 95% interval, and the training episodes per opponent (the
+learner's first places where the run logged them, else its reward), one colour per opponent
+in both panels."""
 
 from __future__ import annotations
 
@@ -25,8 +26,15 @@ def read_monitor(monitor_dir: Path) -> list[dict]:
                 continue
             for r in csv.DictReader(f):
                 try:
+                    won = r.get("won")
                     rows.append(
-                        {"r": float(r["r"]), "l": int(r["l"]), "t": t_start + float(r["t"]), "opp": r.get("opponent")}
+                        {
+                            "r": float(r["r"]),
+                            "l": int(r["l"]),
+                            "t": t_start + float(r["t"]),
+                            "opp": r.get("opponent"),
+                            "won": float(won) if won not in (None, "") else None,
+                        }
                     )
                 except (TypeError, ValueError, KeyError):
                     continue
@@ -80,7 +88,9 @@ def draw_learning_curve(
 
     Top: the game win rate against each opponent at each periodic evaluation, with its 95%
     interval (the shaded band), on a 0-1 axis with a line at 0.5. Bottom (when there are
-    training episodes): the training reward, rolling mean per opponent, in the same colours."""
+    training episodes), rolling means per opponent in the same colours: the learner's share of
+    the first place in its training episodes (the sampling policy's win rate, on the same axis)
+    when every episode has one, else the training reward."""
     import textwrap
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -110,13 +120,21 @@ def draw_learning_curve(
     if episodes:
         ax = axes[-1]
         window = max(10, len(episodes) // 50)
+        won = all(r.get("won") is not None for r in episodes)
         for name in opponents or [None]:
             sub = [r for r in episodes if name is None or r.get("opp") == name]
-            x, y = _rolling([r["timesteps"] for r in sub], [r["r"] for r in sub], window)
+            x, y = _rolling([r["timesteps"] for r in sub], [r["won" if won else "r"] for r in sub], window)
             ax.plot(x, y, lw=1, color=colours.get(name, "black"), label=f"vs {name}" if name else "all opponents")
         ax.set_xlabel("timesteps (learner decisions)")
-        ax.set_ylabel(f"training reward{f' ({reward})' if reward else ''}")
-        ax.set_title(f"training episodes: reward per episode, rolling mean over {window} episodes", fontsize=9)
+        if won:
+            ax.set_ylim(0, 1)
+            ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5")
+            ax.set_ylabel("training episodes won (first place)")
+            what = "the learner's first places (sampling policy)"
+        else:
+            ax.set_ylabel(f"training reward{f' ({reward})' if reward else ''}")
+            what = "reward per episode"
+        ax.set_title(f"training episodes: {what}, rolling mean over {window} episodes", fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="best")
     for ax in axes:

@@ -220,10 +220,11 @@ def sample(log_probs: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
 # -- the games ---------------------------------------------------------------------------
 class EpisodeLog:
     """The training episodes of a stream, a row each (return, learner decisions, seconds,
-    opponents) in SB3's Monitor format (``monitor/*.monitor.csv``, as ``--algo maskable_ppo``
-    writes them), which the learning curve's training panel reads."""
+    opponents, the learner's share of the first place) in SB3's Monitor format
+    (``monitor/*.monitor.csv``, as ``--algo maskable_ppo`` writes them, which has no ``won``),
+    which the learning curve's training panel reads."""
 
-    COLUMNS = ("r", "l", "t", "opponent")
+    COLUMNS = ("r", "l", "t", "opponent", "won")
 
     def __init__(self, path: Path):
         from stable_baselines3.common.monitor import ResultsWriter
@@ -233,12 +234,13 @@ class EpisodeLog:
         self.path = header.file_handler.name
         header.close()  # the rows are appended as episodes end: nothing stays open
 
-    def write(self, returns, lengths, opponents) -> None:
+    def write(self, returns, lengths, opponents, won) -> None:
         t = round(time.time() - self.start, 6)
         with open(self.path, "a", newline="\n") as f:
             rows = csv.DictWriter(f, fieldnames=self.COLUMNS)
-            for r, n, opponent in zip(returns, lengths, opponents, strict=True):
-                rows.writerow({"r": round(float(r), 6), "l": int(n), "t": t, "opponent": opponent})
+            for r, n, opponent, w in zip(returns, lengths, opponents, won, strict=True):
+                row = {"r": round(float(r), 6), "l": int(n), "t": t, "opponent": opponent, "won": round(float(w), 6)}
+                rows.writerow(row)
 
 
 class LearnerStream:
@@ -279,7 +281,8 @@ class LearnerStream:
         if ended.any():
             self.ended_returns.extend(self.games.ended_returns.tolist())
             if self.log is not None:
-                self.log.write(self.games.ended_returns, self.games.ended_lengths, self.games.ended_opponents)
+                g = self.games
+                self.log.write(g.ended_returns, g.ended_lengths, g.ended_opponents, g.ended_won)
         self.t += 1
 
     def pending(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -343,7 +346,8 @@ class SelfPlayStream:
             self.ended_returns.extend(self._episode_return[ended].ravel().tolist())
             if self.log is not None:
                 lengths = self._episode_length[ended].ravel()
-                self.log.write(self._episode_return[ended].ravel(), lengths, ["self"] * len(lengths))
+                won = self.games.ended_won.ravel()
+                self.log.write(self._episode_return[ended].ravel(), lengths, ["self"] * len(lengths), won)
             self._episode_return[ended] = 0.0
             self._episode_length[ended] = 0
         self.t += 1

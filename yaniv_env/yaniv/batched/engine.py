@@ -404,4 +404,18 @@ def round_rewards(result: StepResult, scheme: str = "score_outcome", episode: st
     return rewards
 
 
+def first_place_shares(result: StepResult, episode: str = "game") -> np.ndarray:
+    """float64 [B, n]: each seat's share of the first place of the episodes that ended in
+    ``result`` (zeros elsewhere): a ``game`` episode's ranking when the game is over, a
+    ``round`` episode's winners; ``k`` seats tied for it share it, ``1/k`` each, as the
+    evaluation's game win rate counts them. A round drawn at the turn limit has no winner."""
+    B, n = result.score_delta.shape
+    if episode == "round":
+        first = result.winners.astype(bool) & result.round_over[:, None]
+    else:
+        first = (result.places == 0) & result.game_over[:, None]
+    tied = first.sum(axis=1, keepdims=True)
+    return np.where(first, 1.0 / np.maximum(tied, 1), 0.0)
+
+
 assert [f.name for f in fields(StepResult)][:-1] == list(K.StepArrays._fields)

@@ -97,6 +97,7 @@ from ..actions import action_table
 from ..rewards import check_reward
 from ..rules import get_rules
 from . import BatchedYaniv, round_rewards
+from .engine import first_place_shares
 
 # YanivVecEnv (Stable-Baselines3) lives in .sb3, which needs SB3 and torch; this module does not.
 __all__ = ["LearnerGames", "YanivVectorEnv", "BatchedSelfPlay", "check_actions", "game_indices"]
@@ -274,6 +275,7 @@ class LearnerGames:
         self.round_ended = np.zeros(B, bool)
         self._returns = np.zeros(B)
         self._lengths = np.zeros(B, np.int64)
+        self._won = np.zeros(B)  # the learner's share of the first place, of episodes ending in a step
         self._masks = np.zeros((B, self.num_actions), bool)
         self._rows = np.arange(B)
         self.t_start = time.time()
@@ -362,6 +364,7 @@ class LearnerGames:
         self._round_over |= res.round_over & rows
         rewards = round_rewards(res, self.reward, self.episode)[self._rows, self.seats]
         over, trunc = self._learner_ends(res, rows)
+        self._won[over] = first_place_shares(res, self.episode)[self._rows, self.seats][over]
         return rewards, over, trunc
 
     def _play_opponents(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -445,12 +448,15 @@ class LearnerGames:
         """The learners' actions ``[B]`` -> ``(observations, rewards, terminated, truncated,
         final_observations, ended)``: ``ended`` (bool ``[B]``) marks the games whose episode
         ended (reset at once: ``observations`` are the new episodes' first ones and
-        ``final_observations[ended]`` the last ones; statistics in :meth:`episode_stats`)."""
+        ``final_observations[ended]`` the last ones). The ended episodes' returns, learner decisions,
+        opponents and the learner's share of the first place (:func:`first_place_shares`) are in
+        ``ended_returns``, ``ended_lengths``, ``ended_opponents`` and ``ended_won``."""
         if not self._slot_rngs:
             raise RuntimeError("step() before reset(): call reset() first")
         actions = check_actions(actions, self._masks, self._table)
         everyone = np.ones(self.num_envs, bool)
         self._round_over[:] = False
+        self._won[:] = 0.0
         r, over, trunc = self._engine_step(actions, everyone)
         r += self._carry
         self._carry[:] = 0.0
@@ -466,6 +472,7 @@ class LearnerGames:
             final = self.engine.observations(self.seats)
             self.ended_returns = self._returns[over].copy()
             self.ended_lengths = self._lengths[over].copy()
+            self.ended_won = self._won[over].copy()
             self.ended_opponents = [self.opponent_label(b) for b in np.flatnonzero(over)]
             self._returns[over] = 0.0
             self._lengths[over] = 0
@@ -625,7 +632,8 @@ class BatchedSelfPlay:
     acting seat of each game, ``observations``/``masks`` are from that seat; ``rewards``
     (float ``[B, n]``) are every seat's AEC rewards earned in the step (``reward`` scheme and
     ``episode`` as the environments), ``ended`` (bool ``[B]``) the games whose episode ended
-    in it (their final ranking is ``last_ranking[ended]``); those games restart at once.
+    in it (their final ranking is ``last_ranking[ended]``, each seat's share of the first place
+    ``ended_won``, ``[ended games, n]``); those games restart at once.
     ``round_ended`` (bool ``[B]``) marks the games in which the step ended a round.
     """
 
@@ -668,6 +676,7 @@ class BatchedSelfPlay:
         ended = res.game_over | (res.round_over if self.episode == "round" else False)
         if ended.any():
             self.last_ranking[res.game_over] = res.places[res.game_over]
+            self.ended_won = first_place_shares(res, self.episode)[ended]
             self.engine.reset_games(ended)
         self._refresh()
         return rewards, ended
