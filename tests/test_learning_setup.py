@@ -167,8 +167,9 @@ def test_gae_cut_bootstraps_each_round_end():
 
 def test_round_end_terminal_makes_each_round_its_own_return(tmp_path):
     """``--round-end terminal``: a round's last decision in a whole game has no successor in
-    the advantages (its round's rewards only); ``bootstrap`` cuts λ there; ``continue`` (the
-    default) leaves the game's return whole. ``--round-end`` needs whole-game episodes."""
+    the advantages (its round's rewards only); ``bootstrap`` cuts λ there; ``continue`` leaves
+    the game's return whole. ``bootstrap`` needs whole-game episodes (a one-round episode's end
+    is terminal already)."""
     from training.plan import ppo_settings
     from yaniv_env.yaniv.rules import get_rules
 
@@ -191,7 +192,7 @@ def test_round_end_terminal_makes_each_round_its_own_return(tmp_path):
     assert not np.allclose(out["continue"][last], out["bootstrap"][last])
     with pytest.raises(ValueError, match="round-end"):
         make_plan(
-            Args(algo="ppo", advice="none", pretrain="none", episode="round", round_end="terminal"), {"round_end"}
+            Args(algo="ppo", advice="none", pretrain="none", episode="round", round_end="bootstrap"), {"round_end"}
         )
 
 

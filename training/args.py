@@ -39,11 +39,11 @@ class Args:
     """maskable_ppo only: the learner's seat, a number, or random (drawn per episode)"""
     episode: str = "game"
     """what an episode is: game or round (Pis Yedili: game or deal)"""
-    reward: str = "outcome"
+    reward: str = "margin_outcome"
     """the reward scheme: one of the game's reward schemes (the AEC environment's docstring, "Rewards")"""
     turn_limit: int | None = None
     """maskable_ppo only: turns before a round is a draw (default: the rules' own)"""
-    shaping: float = 1.0
+    shaping: float = 0.0
     """the weight of potential-based shaping by the hand's total (0: off)"""
     league: bool = False
     """maskable_ppo only: self-play league, snapshots of the learner join the opponents"""
@@ -59,7 +59,7 @@ class Args:
     """maskable_ppo only: league: the mean placement reward a snapshot needs against the pool to join"""
     league_deterministic: bool = False
     """maskable_ppo only: league: pool members play their arg-max action"""
-    pretrain: str = "score_heuristic"
+    pretrain: str = "heuristic"
     """the agent the policy imitates before PPO ("" or none: start from scratch; a new run only)"""
     pretrain_option: list[str] = dataclasses.field(default_factory=list)
     """an option of the --pretrain agent, as key=value (repeatable)"""
@@ -93,7 +93,7 @@ class Args:
     """the discount factor"""
     gae_lambda: float = 1.0
     """the GAE lambda"""
-    round_end: str = "continue"
+    round_end: str = "terminal"
     """ppo only: a round's end in whole games: continue the return, bootstrap (the critic's value), terminal"""
     clip_range: float = 0.2
     """the PPO clipping range"""
@@ -119,15 +119,15 @@ class Args:
     """the activation of the hidden layers: relu or tanh"""
     action_features: bool = True
     """maskable_ppo only: score actions also by the cards they move (Yaniv; ppo always does)"""
-    score_features: bool = False
+    score_features: bool = True
     """the networks also read one-hot features of the game score (maskable_ppo: needs --action-features)"""
-    advice: str = "score_heuristic"
+    advice: str = "heuristic"
     """the advisor of a residual policy, whose move joins the observation and the logits ("" or none: off)"""
     advice_scale: float = 5.0
     """advice: the starting weight of the advised move's logit"""
-    eval_every: int = 200_000
+    eval_every: int = 500_000
     """timesteps between periodic evaluations (0: never)"""
-    eval_games: int = 200
+    eval_games: int = 400
     """games against each opponent in a periodic evaluation (rounded up to whole deals)"""
     eval_opponents: str = "random,greedy,heuristic"
     """the opponents of the periodic evaluation (unavailable ones are left out)"""
@@ -135,7 +135,7 @@ class Args:
     """maskable_ppo only: the episode of the periodic evaluation and the gate (default: game; the gate: --episode)"""
     checkpoint_every: int = 500_000
     """timesteps between writes of the checkpoint (checkpoints/latest.zip; ppo: checkpoint.pt and the play file)"""
-    final_eval_games: int = 300
+    final_eval_games: int = 600
     """games of the final evaluation against each opponent (rounded up to whole deals; 0: skip)"""
     final_eval_opponents: str = "random,greedy,heuristic"
     """the entrants of the final evaluation besides the model (unavailable ones are left out)"""
@@ -165,6 +165,7 @@ GAME_DEFAULTS: dict[str, dict[str, object]] = {
         "pretrain_samples": 60_000,
         "pretrain_epochs": 4,
         "advice": "",
+        "reward": "outcome",
         "learning_rate": 1e-4,
         "ent_coef": 0.01,
         "action_features": False,
@@ -212,6 +213,10 @@ ALGO_DEFAULTS: dict[str, dict[str, object]] = {
         "learning_rate": 1e-5,
         "gae_lambda": 0.95,
         "reward": "score_outcome",
+        "shaping": 1.0,
+        "advice": "score_heuristic",
+        "pretrain": "score_heuristic",
+        "score_features": False,
         "eval_every": 100_000,
         "eval_games": 20,
         "checkpoint_every": 50_000,
@@ -231,6 +236,9 @@ SCRATCH_DEFAULTS: dict[str, dict[str, object]] = {
         "gae_lambda": 0.5,
         "episode": "round",
         "reward": "score_outcome",
+        "round_end": "continue",
+        "score_features": False,
+        "shaping": 1.0,
         "value_warmup": 0,
     },
 }

@@ -176,6 +176,11 @@ LEGACY_PPO_NAMES = {
 }
 
 
+#: Options the lean learner gained after some runs were saved, at their values when off: a
+#: saved run without one trained so.
+LEAN_OPTIONS_OFF = {"round_end": "continue", "score_features": False}
+
+
 def legacy_ppo_args(run_dir: Path) -> dict:
     """The arguments of a lean-learner run whose checkpoint predates the arguments kept in it,
     from its args.json under today's names (``rollout_threads`` and ``checkpoint_minutes``
@@ -205,6 +210,8 @@ def resume_args(args, given: set[str]) -> tuple:
     elif lean.is_file():  # a run of --algo ppo: its counters and arguments
         saved = read_ppo_checkpoint(lean, f"--resume {run_dir}", keys=("policy", "optimizer", "state"))
         stored = saved["args"] if "args" in saved else legacy_ppo_args(run_dir)
+        # options newer than the run: it trained as they do when off (not as today's defaults)
+        stored = {**LEAN_OPTIONS_OFF, **stored}
         meta, game = {**saved["state"], "args": stored}, "yaniv"
     else:
         raise ValueError(f"--resume {run_dir}: no checkpoint at {ckpt} or {lean}")

@@ -404,7 +404,8 @@ def _check_numbers(args: Args, rules: Rules) -> None:
         raise ValueError(f"--gae-lambda must be in [0, 1], got {args.gae_lambda}")
     if args.round_end not in ROUND_ENDS:
         raise ValueError(f"--round-end must be one of {ROUND_ENDS}, got {args.round_end!r}")
-    if args.round_end != "continue" and args.episode != "game":
+    # in one-round episodes every round's end is the episode's: terminal already, never bootstrapped
+    if args.round_end == "bootstrap" and args.episode != "game":
         raise ValueError(f"--round-end {args.round_end} is for whole-game episodes (--episode game)")
     config.net_arch(args.net_arch)
 
