@@ -251,6 +251,7 @@ class LearnerGames:
         self.policies, self.labels, self._weights, self._fixed = _opponent_table(opponents, opponent_mix, n, rules)
         self._num_baselines = len(self.policies)  # policies[:k]: the opponents; then the pool's
         self._pool = np.zeros(0, np.int64)  # the pool members' indices into policies
+        self._pool_specs: list = []  # what set_pool was given for each member
         self.pool_probability = 0.0
         self.choice = np.tile(self._fixed, (B, 1))  # [B, n - 1]: index into policies, per other seat
         self.seats = np.zeros(B, np.int64)
@@ -385,15 +386,20 @@ class LearnerGames:
 
     def set_pool(self, policies: Sequence, probability: float, label: str = "pool") -> int:
         """Replace the self-play pool by ``policies`` (agent names or objects, batched by the
-        policy registry: objects with ``act_batch`` are used as they are) and the probability
-        that an other seat is drawn from it. From the next episodes on, each other seat is,
-        with probability ``probability`` when the pool is not empty, a pool member drawn
-        uniformly (labelled ``label``), else an opponent of the mix (or its fixed one). The
-        episodes under way keep their opponents (members that left the pool play them out).
-        Returns the pool's size. :meth:`yaniv_env.core.gym.CardGameGymEnv.set_pool` is the
-        same for one game."""
+        policy registry: objects with ``act_batch`` are used as they are; an object already in
+        the pool keeps its batched version) and the probability that an other seat is drawn
+        from it. From the next episodes on, each other seat is, with probability
+        ``probability`` when the pool is not empty, a pool member drawn uniformly (labelled
+        ``label``), else an opponent of the mix (or its fixed one). The episodes under way
+        keep their opponents (members that left the pool play them out). Returns the pool's
+        size. :meth:`yaniv_env.core.gym.CardGameGymEnv.set_pool` is the same for one game."""
         probability = pool_probability(probability)
-        pool = [batched_policy(spec, rules=self.rules) for spec in policies]
+        given = list(policies)
+        made = {id(spec): member for spec, member in zip(self._pool_specs, self.pool, strict=True)}
+        for spec in given:
+            if id(spec) not in made:
+                made[id(spec)] = batched_policy(spec, rules=self.rules)
+        pool = [made[id(spec)] for spec in given]
         k, old = self._num_baselines, self.policies
         position = {id(member): i for i, member in enumerate(pool)}
         seated = set(np.unique(self.choice).tolist())
@@ -409,6 +415,7 @@ class LearnerGames:
         self.policies = old[:k] + [old[i] for i in lingering] + pool
         self.labels = self.labels[:k] + [self.labels[i] for i in lingering] + [label] * len(pool)
         self._pool = np.arange(start, start + len(pool), dtype=np.int64)
+        self._pool_specs = given  # what each member was made from (kept: their ids stay theirs)
         self.pool_probability = probability
         return len(pool)
 
