@@ -116,6 +116,11 @@ def test_loaded_agent_plays_and_matches_predict(model_path, checkpoint_path):
         obs, _, term, trunc, _ = env.step(a)
         if term or trunc:
             obs, _ = env.reset()
+    # it pickles (the league's members are sent to a SubprocVecEnv's processes): the same network
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(bot))
+    np.testing.assert_array_equal(copy.logits(obs, env.action_masks()), bot.logits(obs, env.action_masks()))
     # as an opponent by path, through the environment's agent registry
     env = gymnasium.make("yaniv_env/Yaniv-v0", opponents=[str(model_path)], episode="round").unwrapped
     obs, _ = env.reset(seed=2)
