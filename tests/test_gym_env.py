@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import yaniv_env  # noqa: F401  (registers yaniv_env/Yaniv-v0)
+from yaniv_env.core.opponents import opponent_seed
 from yaniv_env.yaniv import engine
 from yaniv_env.yaniv.cards import parse_cards
 from yaniv_env.yaniv.gym_env import YanivGymEnv
@@ -272,6 +273,28 @@ def test_set_pool_draws_members_with_its_probability_from_the_next_reset_on():
     assert env.reset()[1]["opponent"] == "greedy+random"
     with pytest.raises(ValueError, match=r"in \[0, 1\]"):
         env.set_pool([a], 1.5)
+
+
+def test_a_seeded_reset_reseeds_the_mix_not_the_pool():
+    """reset(seed) seeds every seat's agents of the mix (seat i from opponent_seed(seed, i),
+    as the fixed opponents), whichever is drawn; the pool's members keep their own generators."""
+
+    class Seeded(CountingAgent):
+        def __init__(self):
+            super().__init__()
+            self.seeds = []
+
+        def reset(self, seed=None):
+            self.seeds.append(seed)
+
+    mixed, member = Seeded(), Seeded()
+    env = YanivGymEnv(num_players=3, opponent_mix=[(mixed, 1.0), ("random", 1.0)])
+    env.set_pool([member], 0.5)
+    env.reset(seed=4)
+    seeds = [opponent_seed(4, 0), opponent_seed(4, 1)]
+    assert mixed.seeds == seeds and member.seeds == []  # one agent at both seats, reset for each
+    env.reset()
+    assert mixed.seeds == seeds
 
 
 # -- the learner's seat, rewards, termination -------------------------------------------
