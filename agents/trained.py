@@ -291,7 +291,7 @@ def from_sb3(
     ``MaskablePPO.load`` of its ``save``), for ``rules`` (a preset name of ``game``, or a
     rules object) and ``num_players``: the rules the environment was made with.
     ``advice``: the advisor's agent name if the model was trained on observations with the
-    advice column (:class:`agents.advice.AdviceWrapper`).
+    advice column (:class:`training.envs.VecAdvice`).
 
     ``ValueError`` if the model's observation or action space does not fit what these rules
     build, or its network is not one :func:`agents.networks.describe_policy` describes (so

@@ -171,6 +171,7 @@ def test_tiny_league_run_on_the_batched_env_seats_snapshots_and_resumes(tmp_path
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.batched import BatchedTrained
+    from agents.trained import TrainedAgent
     from training.envs import VecOpponentPool
     from yaniv_env import get_rules
 
@@ -178,6 +179,9 @@ def test_tiny_league_run_on_the_batched_env_seats_snapshots_and_resumes(tmp_path
     pool = VecOpponentPool(venv, 0.5, seed=0, pool_deterministic=True, pool_rules=get_rules("standard"))
     snapshot = str(run / league["pool"][0])
     assert VecMonitor(pool).env_method("set_pool", [snapshot]) == [1, 1]
-    member = pool.pool[0]
-    assert isinstance(member, BatchedTrained) and member.agent.deterministic and venv.games.pool == [member]
-    assert pool.set_pool([snapshot, snapshot]) == 2 and venv.games.pool == [member, member]
+    (member,) = pool.pool
+    (batched_member,) = venv.games.pool  # the environment acts with it in batch
+    assert isinstance(member, TrainedAgent) and member.deterministic and venv.games.pool_probability == 0.5
+    assert isinstance(batched_member, BatchedTrained) and batched_member.agent is member
+    # loaded once, batched once: a member already in the pool keeps its batched version
+    assert pool.set_pool([snapshot, snapshot]) == 2 and venv.games.pool == [batched_member, batched_member]
