@@ -23,14 +23,13 @@ reads it from the observations of each call). This module holds the advisor side
 advisor (:func:`make_advisor`, a batched agent), the advice column (:func:`advise` for a
 batch of observations, :func:`advised` for one) and the observation space it makes
 (:func:`advised_space`). Every place that advises goes through :func:`advise`: the
-single-environment wrapper :class:`AdviceWrapper` (a batch of one), the vector wrapper
-:class:`training.envs.VecAdvice`, and the advised models' decisions
-(:class:`agents.trained.TrainedAgent`, :class:`agents.batched.BatchedTrained`).
+training environments' wrapper :class:`training.envs.VecAdvice` (every kind of training
+VecEnv), and the advised models' decisions (:class:`agents.trained.TrainedAgent`, a batch
+of one, and :class:`agents.batched.BatchedTrained`).
 """
 
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 
@@ -80,28 +79,6 @@ def advised_space(space: spaces.Box, num_actions: int) -> spaces.Box:
     )
 
 
-class AdviceWrapper(gymnasium.Wrapper):
-    """Appends the advisor's move for the learner to every observation of a single-agent
-    environment that has ``action_masks()`` (:class:`yaniv_env.yaniv.gym_env.YanivGymEnv` and
-    the wrappers of ``training.train``): :func:`advised`."""
-
-    def __init__(self, env: gymnasium.Env, advisor: str, seed: int | None = None):
-        super().__init__(env)
-        self.advisor = make_advisor(advisor, env.unwrapped.rules, seed)
-        self.observation_space = advised_space(env.observation_space, env.action_space.n)
-
-    def reset(self, **kwargs):
-        obs, info = self.env.reset(**kwargs)
-        return advised(self.advisor, obs, self.action_masks()), info
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        return advised(self.advisor, obs, self.action_masks()), reward, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        return self.env.get_wrapper_attr("action_masks")()
-
-
 #: Names this module re-exports from :mod:`agents.networks` (checkpoints pickle the two classes
 #: by these names; they need the [train] extra), imported when first asked for: the batched
 #: agents import this module, and most of their users (rule-based agents, evaluation workers)
@@ -121,7 +98,6 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "AdviceWrapper",
     "advise",
     "advised",
     "advised_space",

@@ -71,12 +71,11 @@ class TrainedAgent:
     the network, without ``predict``'s checks and conversions; with
     ``deterministic=False`` it samples from the masked distribution with the agent's own
     generator (seeded by ``seed``). An advised model (``metadata["advice"]``) asks its
-    advisor at every decision and appends the advice to the observation.
+    advisor at every decision and appends the advice to the observation. An agent pickles
+    (``yaniv train --league`` sends the pool's members to a ``SubprocVecEnv``'s processes).
     """
 
     def __init__(self, policy, metadata: dict, rules, seed: int | None = None, deterministic: bool = True, name=""):
-        import torch
-
         from yaniv_env.games import game_of
 
         self.policy = policy
@@ -86,7 +85,6 @@ class TrainedAgent:
         self.deterministic = deterministic
         self.name = name or "trained"
         self.rng = np.random.default_rng(seed)
-        self._torch = torch
         self.policy.set_training_mode(False)
         layout = self.game.observation_layout(rules)
         self._obs_size = layout.size
@@ -123,6 +121,8 @@ class TrainedAgent:
 
     def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """Masked action logits (``-inf`` for illegal actions)."""
+        import torch  # here, not kept on the agent: an agent pickles (sent to a SubprocVecEnv's processes)
+
         from .networks import actor_logits
 
         observation = np.asarray(observation, dtype=np.float32)
@@ -130,8 +130,8 @@ class TrainedAgent:
         self._check(observation, action_mask)
         if self.advisor is not None:
             observation = advised(self.advisor, observation, action_mask)
-        with self._torch.no_grad():
-            x = self._torch.as_tensor(observation.reshape(1, -1))
+        with torch.no_grad():
+            x = torch.as_tensor(observation.reshape(1, -1))
             logits = actor_logits(self.policy, x)[0].numpy().astype(np.float64)
         return np.where(action_mask.astype(bool), logits, -np.inf)
 
@@ -291,7 +291,7 @@ def from_sb3(
     ``MaskablePPO.load`` of its ``save``), for ``rules`` (a preset name of ``game``, or a
     rules object) and ``num_players``: the rules the environment was made with.
     ``advice``: the advisor's agent name if the model was trained on observations with the
-    advice column (:class:`agents.advice.AdviceWrapper`).
+    advice column (:class:`training.envs.VecAdvice`).
 
     ``ValueError`` if the model's observation or action space does not fit what these rules
     build, or its network is not one :func:`agents.networks.describe_policy` describes (so

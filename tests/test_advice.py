@@ -15,12 +15,14 @@ pytest.importorskip("matplotlib")
 
 import gymnasium  # noqa: E402
 import torch  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
 
 import agents  # noqa: E402
 import yaniv_env  # noqa: E402
 from agents import trained  # noqa: E402
-from agents.advice import AdviceWrapper, advised, make_advisor  # noqa: E402
+from agents.advice import advised, make_advisor  # noqa: E402
 from training.cli import train as T  # noqa: E402
+from training.envs import VecAdvice  # noqa: E402
 
 TINY = [
     "--algo", "maskable_ppo",  # the lean learner's advised runs: tests/test_ppo.py
@@ -38,20 +40,32 @@ def model_path(tmp_path_factory) -> Path:
     return out / "advised" / "model.safetensors"
 
 
+def advised_venv(n_envs: int, **kwargs) -> VecAdvice:
+    """Yaniv environments against greedy under the advice wrapper (the heuristic's move)."""
+    make = [lambda: gymnasium.make("yaniv_env/Yaniv-v0", opponents=["greedy"], **kwargs).unwrapped] * n_envs
+    return VecAdvice(DummyVecEnv(make), "heuristic", seed=0)
+
+
 def test_wrapper_appends_the_advisors_move():
-    env = gymnasium.make("yaniv_env/Yaniv-v0", opponents=["greedy"], disable_env_checker=True).unwrapped
-    wrapped = AdviceWrapper(env, "heuristic", seed=0)
+    """On Gymnasium environments (a DummyVecEnv) as on the batched ones: the heuristic's move
+    in the position, legal, after the game's observation; 0 after a final observation."""
+    wrapped = advised_venv(2, episode="round")
     twin = agents.make("heuristic", seed=0)
-    assert wrapped.observation_space.shape[0] == env.observation_space.shape[0] + 1
-    obs, _ = wrapped.reset(seed=4)
-    for _ in range(60):
-        mask = wrapped.action_masks()
-        assert obs[-1] == twin.act(obs[:-1], mask)
-        assert mask[int(obs[-1])]
-        obs, _, terminated, truncated, _ = wrapped.step(int(np.flatnonzero(mask)[0]))
-        if terminated or truncated:
-            obs, _ = wrapped.reset()
-    assert wrapped.observation_space.contains(obs)
+    size = wrapped.venv.observation_space.shape[0]
+    assert wrapped.observation_space.shape == (size + 1,)
+    wrapped.seed(4)
+    obs, ends = wrapped.reset(), 0
+    for _ in range(80):
+        masks = np.stack(wrapped.env_method("action_masks"))
+        for row, mask in zip(obs, masks, strict=True):
+            assert row[-1] == twin.act(row[:-1], mask) and mask[int(row[-1])]
+        obs, _, dones, infos = wrapped.step(masks.argmax(axis=1))
+        for i in np.flatnonzero(dones):
+            final = infos[i]["terminal_observation"]
+            assert final.shape == (size + 1,) and final[-1] == 0.0
+            ends += 1
+        assert all(wrapped.observation_space.contains(row) for row in obs)
+    assert ends > 0
 
 
 def test_advised_model_starts_as_its_advisor_and_records_it(model_path):
@@ -87,15 +101,14 @@ def test_advice_column_is_not_a_network_input(model_path):
     assert policy.features_extractor.features_dim == size - 1
     assert policy.advice_scale.item() == pytest.approx(5.0, abs=0.5)
     # SB3's own predict (periodic evaluation) goes through get_distribution: same advice
-    env = AdviceWrapper(
-        gymnasium.make("yaniv_env/Yaniv-v0", opponents=["greedy"], disable_env_checker=True).unwrapped, "heuristic"
-    )
-    obs, _ = env.reset(seed=2)
+    env = advised_venv(1)
+    env.seed(2)
+    obs = env.reset()[0]
     batch, masks = [], []
     for _ in range(8):
         batch.append(obs)
-        masks.append(env.action_masks())
-        obs, *_ = env.step(int(obs[-1]))
+        masks.append(env.env_method("action_masks")[0])
+        obs = env.step(np.array([int(obs[-1])]))[0][0]
     actions, _ = model.predict(np.stack(batch), action_masks=np.stack(masks), deterministic=True)
     assert actions.tolist() == [int(o[-1]) for o in batch]
     assert np.stack(batch)[:, -1].tolist() != [batch[0][-1]] * 8  # not one advice for the batch

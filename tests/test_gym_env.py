@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import yaniv_env  # noqa: F401  (registers yaniv_env/Yaniv-v0)
+from yaniv_env.core.opponents import opponent_seed
 from yaniv_env.yaniv import engine
 from yaniv_env.yaniv.cards import parse_cards
 from yaniv_env.yaniv.gym_env import YanivGymEnv
@@ -202,6 +203,98 @@ def test_single_opponent_spec_is_reused():
     assert len(env.opponents) == 2
     env = YanivGymEnv(num_players=3, opponents=lambda o, m: int(np.flatnonzero(m)[0]))
     random_episode(env, seed=0, action_seed=0)
+
+
+def within(count: int, total: int, p: float) -> None:
+    """``count`` of ``total`` draws is within 5 standard deviations of probability ``p``."""
+    assert abs(count - total * p) <= 5 * np.sqrt(total * p * (1 - p)), (count, total, p)
+
+
+def test_opponent_mix_is_drawn_per_episode_from_the_environments_generator():
+    mix = [("random", 1.0), ("greedy", 3.0)]
+    env = YanivGymEnv(num_players=3, opponent_mix=mix, episode="round")
+    assert env.opponents == []  # nothing drawn before the first reset
+    _, info = env.reset(seed=7)
+    labels = [info["opponent"]] + [env.reset()[1]["opponent"] for _ in range(799)]
+    seats = [label.split("+") for label in labels]
+    assert all(len(s) == 2 for s in seats)
+    draws = [name for s in seats for name in s]
+    within(draws.count("greedy"), len(draws), 0.75)  # by weight, each seat on its own
+    assert {"random+greedy", "greedy+random", "greedy+greedy", "random+random"} <= set(labels)
+    # the label names the opponents seated; a name is made once per seat (each its own agent)
+    kinds = {"random": "RandomPolicy", "greedy": "GreedyAgent"}
+    both_greedy = []
+    for _ in range(20):
+        _, info = env.reset()
+        assert [type(o).__name__ for o in env.opponents] == [kinds[name] for name in info["opponent"].split("+")]
+        if info["opponent"] == "greedy+greedy":
+            both_greedy.append(env.opponents[0] is not env.opponents[1])
+    assert both_greedy and all(both_greedy)
+    # the same seed draws the same opponents; the label is in every step's info
+    again = YanivGymEnv(num_players=3, opponent_mix=mix, episode="round")
+    _, info = again.reset(seed=7)
+    assert [info["opponent"]] + [again.reset()[1]["opponent"] for _ in range(99)] == labels[:100]
+    *_, info = again.step(int(np.flatnonzero(again.action_masks())[0]))
+    assert info["opponent"] == labels[99]
+    # an object is shared by the seats; set_opponents seats fixed ones instead
+    obj = CountingAgent()
+    env = YanivGymEnv(num_players=3, opponent_mix=[(obj, 1.0)])
+    assert env.reset(seed=0)[1]["opponent"] == "CountingAgent+CountingAgent" and env.opponents == [obj, obj]
+    env.set_opponents("greedy")
+    assert env.reset()[1]["opponent"] == "greedy+greedy"
+    with pytest.raises(ValueError, match="not both"):
+        YanivGymEnv(opponents="random", opponent_mix=mix)
+    with pytest.raises(ValueError, match="positive sum"):
+        YanivGymEnv(opponent_mix=[("greedy", 0.0)])
+
+
+def test_set_pool_draws_members_with_its_probability_from_the_next_reset_on():
+    env = YanivGymEnv(num_players=3, opponent_mix=[("random", 1.0), ("greedy", 1.0)], episode="round")
+    env.reset(seed=1)
+    a, b = CountingAgent(), CountingAgent()
+    under_way = env.opponents
+    assert env.set_pool([a, b], 0.3) == 2 and env.pool == [a, b]
+    assert env.opponents == under_way  # the episode under way keeps its opponents
+    draws, members = [], []
+    for _ in range(1500):
+        _, info = env.reset()
+        draws.extend(info["opponent"].split("+"))
+        members.extend(o for o in env.opponents if o in (a, b))
+        # a pool member is named "pool", the mix's opponents by their names
+        assert [o in (a, b) for o in env.opponents] == [d == "pool" for d in info["opponent"].split("+")]
+    within(draws.count("pool"), len(draws), 0.3)
+    within(members.count(a), len(members), 0.5)  # uniform among the members
+    within(draws.count("greedy"), len(draws) - draws.count("pool"), 0.5)  # the mix's weights otherwise
+    # fixed seats with a pool; another label; an empty pool: the fixed seats only
+    env.set_opponents(["greedy", "random"])
+    env.set_pool([a], 1.0, label="past")
+    assert env.reset()[1]["opponent"] == "past+past" and env.opponents == [a, a]
+    env.set_pool([], 1.0)
+    assert env.reset()[1]["opponent"] == "greedy+random"
+    with pytest.raises(ValueError, match=r"in \[0, 1\]"):
+        env.set_pool([a], 1.5)
+
+
+def test_a_seeded_reset_reseeds_the_mix_not_the_pool():
+    """reset(seed) seeds every seat's agents of the mix (seat i from opponent_seed(seed, i),
+    as the fixed opponents), whichever is drawn; the pool's members keep their own generators."""
+
+    class Seeded(CountingAgent):
+        def __init__(self):
+            super().__init__()
+            self.seeds = []
+
+        def reset(self, seed=None):
+            self.seeds.append(seed)
+
+    mixed, member = Seeded(), Seeded()
+    env = YanivGymEnv(num_players=3, opponent_mix=[(mixed, 1.0), ("random", 1.0)])
+    env.set_pool([member], 0.5)
+    env.reset(seed=4)
+    seeds = [opponent_seed(4, 0), opponent_seed(4, 1)]
+    assert mixed.seeds == seeds and member.seeds == []  # one agent at both seats, reset for each
+    env.reset()
+    assert mixed.seeds == seeds
 
 
 # -- the learner's seat, rewards, termination -------------------------------------------

@@ -99,6 +99,24 @@ def test_set_pool_replacement_and_probability_edges():
         g.set_pool([a], 1.5)
 
 
+def test_set_pool_batches_a_member_once():
+    """A member given as a scalar agent (one decision at a time) is batched when it joins and
+    keeps that batched version while it stays: VecOpponentPool hands the same loaded agents
+    to set_pool each time the pool changes."""
+
+    class FirstLegal:
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[0])
+
+    g = LearnerGames("standard", 4, opponent_mix=[("random", 1.0)], episode="round")
+    a, b = FirstLegal(), FirstLegal()
+    g.set_pool([a], 0.5)
+    (batched_a,) = g.pool
+    assert batched_a is not a and hasattr(batched_a, "act_batch")
+    assert g.set_pool([a, b, a], 0.5) == 3
+    assert g.pool[0] is g.pool[2] is batched_a and g.pool[1] not in (batched_a, b)
+
+
 def test_fixed_seats_with_a_pool_and_env_method():
     venv = YanivVecEnv("standard", 4, num_players=3, opponents=["greedy", "random"], episode="round", turn_limit=20)
     member = batched("random", seed=3, rules=venv.rules)
@@ -153,6 +171,7 @@ def test_tiny_league_run_on_the_batched_env_seats_snapshots_and_resumes(tmp_path
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents.batched import BatchedTrained
+    from agents.trained import TrainedAgent
     from training.envs import VecOpponentPool
     from yaniv_env import get_rules
 
@@ -160,6 +179,9 @@ def test_tiny_league_run_on_the_batched_env_seats_snapshots_and_resumes(tmp_path
     pool = VecOpponentPool(venv, 0.5, seed=0, pool_deterministic=True, pool_rules=get_rules("standard"))
     snapshot = str(run / league["pool"][0])
     assert VecMonitor(pool).env_method("set_pool", [snapshot]) == [1, 1]
-    member = pool.pool[0]
-    assert isinstance(member, BatchedTrained) and member.agent.deterministic and venv.games.pool == [member]
-    assert pool.set_pool([snapshot, snapshot]) == 2 and venv.games.pool == [member, member]
+    (member,) = pool.pool
+    (batched_member,) = venv.games.pool  # the environment acts with it in batch
+    assert isinstance(member, TrainedAgent) and member.deterministic and venv.games.pool_probability == 0.5
+    assert isinstance(batched_member, BatchedTrained) and batched_member.agent is member
+    # loaded once, batched once: a member already in the pool keeps its batched version
+    assert pool.set_pool([snapshot, snapshot]) == 2 and venv.games.pool == [batched_member, batched_member]

@@ -33,7 +33,7 @@ TINY = [
     "--eval-opponents", "random", "--checkpoint-every", "128", "--league", "--snapshot-every", "128",
     "--gate-games", "2", "--final-eval-games", "0", "--no-progress", "--torch-threads", "1",
     "--pretrain", "greedy", "--pretrain-samples", "300", "--pretrain-epochs", "1",
-    "--vec-env", "dummy",  # the league on the Gymnasium wrappers (batched: tests/test_league_vec.py)
+    "--vec-env", "dummy",  # the league on the Gymnasium environments (batched: tests/test_league_vec.py)
     "--advice", "none",  # a plain policy (advised ones: tests/test_advice.py)
 ]  # fmt: skip
 
@@ -101,6 +101,35 @@ def test_resume_continues_timesteps_and_league(run_dir, tmp_path):
     assert T.main(["--resume", str(copy), "--rules", "seven", "--no-progress"]) == 2
 
 
+@pytest.mark.parametrize("kind", ["dummy", "subproc"])
+def test_the_pool_on_the_gymnasium_kinds(run_dir, kind):
+    """``--league`` on one YanivGymEnv per environment: :class:`training.envs.VecOpponentPool`
+    loads each snapshot once and hands it to every environment's ``set_pool`` (the same
+    agent in a DummyVecEnv, a copy in each process of a SubprocVecEnv); the environments
+    seat it with the league's probability and name it "pool"."""
+    from training.envs import VecOpponentPool, make_train_venv
+    from training.plan import make_plan
+
+    argv = [*TINY, "--league-prob", "1.0", "--turn-limit", "40", "--episode", "round", "--shaping", "0"]
+    venv = make_train_venv(make_plan(*T.parse_args(argv)).env, 5, 2, None, kind, advice_seed=0)
+    assert isinstance(venv, VecOpponentPool)  # no shaping, no advice: the pool is outermost
+    snapshot = str(run_dir / trained.read_metadata(run_dir / "model.zip")["league"]["pool"][0])
+    assert venv.env_method("set_pool", [snapshot]) == [1, 1]
+    (member,) = venv.pool
+    assert isinstance(member, trained.TrainedAgent) and not member.deterministic
+    if kind == "dummy":  # one agent for the environments of the process
+        assert all(env.pool == [member] for env in venv.venv.envs)
+    assert venv.set_pool([snapshot, snapshot]) == 2 and venv.pool == [member, member]  # kept, not loaded again
+    venv.reset()
+    labels = []
+    for _ in range(100):
+        masks = np.stack(venv.env_method("action_masks"))
+        _, _, dones, infos = venv.step(masks.argmax(axis=1))
+        labels += [info["opponent"] for info, done in zip(infos, dones, strict=True) if done]
+    venv.close()
+    assert labels and set(labels) == {"pool"}  # league_prob 1: every other seat from the pool
+
+
 def test_loaded_agent_plays_and_matches_predict(model_path, checkpoint_path):
     bot = agents.load(str(model_path), seed=0)
     assert bot.timesteps == 256
@@ -116,6 +145,11 @@ def test_loaded_agent_plays_and_matches_predict(model_path, checkpoint_path):
         obs, _, term, trunc, _ = env.step(a)
         if term or trunc:
             obs, _ = env.reset()
+    # it pickles (the league's members are sent to a SubprocVecEnv's processes): the same network
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(bot))
+    np.testing.assert_array_equal(copy.logits(obs, env.action_masks()), bot.logits(obs, env.action_masks()))
     # as an opponent by path, through the environment's agent registry
     env = gymnasium.make("yaniv_env/Yaniv-v0", opponents=[str(model_path)], episode="round").unwrapped
     obs, _ = env.reset(seed=2)
@@ -402,30 +436,14 @@ def test_opponent_mix_parsing():
         parse_mix("random:0")
 
 
-def test_opponent_sampler_draws_per_episode():
-    from training.league import OpponentSampler
-
-    base = gymnasium.make("yaniv_env/Yaniv-v0", episode="round").unwrapped
-    env = OpponentSampler(base, [("random", 1.0), ("greedy", 1.0)], seed=0)
-    seen = set()
-    env.reset(seed=0)
-    for _ in range(20):
-        _, info = env.reset()
-        seen.add(info["opponent"])
-        assert base.opponents[0].name == info["opponent"]
-    assert seen == {"random", "greedy"}
-    assert np.array_equal(env.action_masks(), base.action_masks())
-
-
 def test_hand_shaping_is_potential_based():
     """With gamma = 1 the shaping terms telescope: over an episode they add -Φ(s_0)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.envs import VecHandShaping
-    from training.league import OpponentSampler
 
-    base = gymnasium.make("yaniv_env/Yaniv-v0", episode="round").unwrapped
-    env = VecHandShaping(DummyVecEnv([lambda: OpponentSampler(base, [("greedy", 1.0)], seed=0)]), coef=2.0, gamma=1.0)
+    base = gymnasium.make("yaniv_env/Yaniv-v0", opponents=["greedy"], episode="round").unwrapped
+    env = VecHandShaping(DummyVecEnv([lambda: base]), coef=2.0, gamma=1.0)
     rng = np.random.default_rng(0)
     for episode in range(5):
         env.seed(episode)

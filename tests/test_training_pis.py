@@ -206,12 +206,10 @@ def test_hand_shaping_counts_pis_penalty_points():
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.envs import VecHandShaping
-    from training.league import OpponentSampler
     from yaniv_env.pis_yedili.engine import hand_value
 
-    base = gymnasium.make("yaniv_env/PisYedili-v0", episode="deal").unwrapped
-    sampler = OpponentSampler(base, [("pis_heuristic", 1.0)], seed=0)
-    env = VecHandShaping(DummyVecEnv([lambda: sampler]), coef=2.0, gamma=1.0)
+    base = gymnasium.make("yaniv_env/PisYedili-v0", opponents=["pis_heuristic"], episode="deal").unwrapped
+    env = VecHandShaping(DummyVecEnv([lambda: base]), coef=2.0, gamma=1.0)
     rng = np.random.default_rng(0)
     for episode in range(3):
         env.seed(episode)
@@ -220,9 +218,39 @@ def test_hand_shaping_counts_pis_penalty_points():
         phi0, shaped, unshaped, done = env.potential(obs)[0], 0.0, 0.0, False
         assert phi0 == pytest.approx(-2.0 * hand_value(hand, base.rules) / 100)
         while not done:
-            a = int(rng.choice(np.flatnonzero(sampler.action_masks())))
+            a = int(rng.choice(np.flatnonzero(base.action_masks())))
             _, r, dones, infos = env.step(np.array([a]))
             shaped += float(r[0])
             unshaped += infos[0]["unshaped_reward"]
             done = bool(dones[0])
         assert shaped == pytest.approx(unshaped - phi0, abs=1e-4)
+
+
+def test_pis_training_envs_draw_the_mix_and_the_pool_under_advice(run_dir):
+    """The Pis Yedili training environments (one PisYediliGymEnv each, no batched engine)
+    under the wrappers of every kind: each episode's opponents drawn from the mix and, with
+    the league's probability, from the pool the run's snapshot joined (labelled "pool");
+    the advice column (here pis_heuristic's move) appended after the game's observation."""
+    from agents.advice import make_advisor
+    from training.envs import make_train_venv
+    from training.plan import make_plan
+
+    argv = [*TINY, "--advice", "pis_heuristic", "--league-prob", "0.5"]
+    plan = make_plan(*T.parse_args([*argv, "--output-dir", str(run_dir.parent)]))
+    assert plan.kind == "dummy"
+    venv = make_train_venv(plan.env, 3, 2, None, plan.kind, advice_seed=0)
+    assert venv.observation_space.shape == (204 + 1,)
+    league = trained.read_metadata(run_dir / "model.zip")["league"]["pool"]
+    assert venv.env_method("set_pool", [str(run_dir / p) for p in league]) == [len(league)] * 2
+    advisor = make_advisor("pis_heuristic", plan.rules, seed=0)  # the wrapper's, drawing its ties alike
+    obs, labels = venv.reset(), []
+    for _ in range(300):
+        masks = np.stack(venv.env_method("action_masks"))
+        np.testing.assert_array_equal(obs[:, -1], advisor.act_batch(obs[:, :-1], masks))
+        obs, _, dones, infos = venv.step(masks.argmax(axis=1))
+        ended = [info["opponent"] for info, done in zip(infos, dones, strict=True) if done]
+        labels += [seat for label in ended for seat in label.split("+")]
+    venv.close()
+    assert set(labels) == {"pis_random", "pis_heuristic", "pool"}
+    pool = labels.count("pool")
+    assert abs(pool - len(labels) / 2) <= 5 * np.sqrt(len(labels) / 4), (pool, len(labels))

@@ -1,6 +1,6 @@
 """``yaniv train`` on the batched vector environment (``--vec-env batched``, the default where
-it can run): the SB3 wrappers give what the single-environment wrappers give on the same
-games, opponents are drawn per episode from the mix, and a tiny run trains, resumes and
+it can run): both kinds of training environment, under the same wrappers, play the same games
+(opponents drawn per episode from the mix and the pool alike), a tiny run trains, resumes and
 refuses what the batched engine cannot play (the self-play league: tests/test_league_vec.py)."""
 
 from __future__ import annotations
@@ -13,45 +13,53 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("numba")
 
-from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402
-
-from agents.advice import AdviceWrapper  # noqa: E402
 from agents.batched import batched  # noqa: E402
 from training.cli import train as T  # noqa: E402
-from training.envs import VecAdvice, VecHandShaping  # noqa: E402
+from training.envs import EnvSpec, make_train_venv  # noqa: E402
 from training.plan import make_plan  # noqa: E402
+from yaniv_env import get_rules  # noqa: E402
 from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
-from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # noqa: E402
-from yaniv_env.yaniv.gym_env import YanivGymEnv  # noqa: E402
 
 
-@pytest.mark.parametrize(("preset", "n", "opponent"), [("standard", 2, "heuristic"), ("seven", 3, "greedy")])
-def test_vec_wrappers_match_single_env_wrappers(preset, n, opponent):
-    """Shaped rewards, advised observations and episode ends: the batched stack equals a
-    DummyVecEnv of YanivGymEnv + AdviceWrapper seeded alike under the same shaping, move by move."""
-    kw = dict(num_players=n, opponents=[opponent], learner_seat="random", episode="round", turn_limit=40)
-    B, seed = 3, 11
-    vec = YanivVecEnv(preset, B, **kw)
-    vec = VecAdvice(VecHandShaping(vec, coef=1.0, gamma=0.9), "heuristic", seed=0)
-    ref = DummyVecEnv([lambda: AdviceWrapper(YanivGymEnv(preset, **kw), "heuristic", seed=0) for _ in range(B)])
-    ref = VecHandShaping(ref, coef=1.0, gamma=0.9)
-    vec.seed(seed)
-    ref.seed(seed)
+@pytest.mark.parametrize(
+    ("preset", "n", "mix"),
+    [("standard", 2, (("heuristic", 1.0), ("greedy", 1.0))), ("seven", 3, (("greedy", 1.0), ("random", 1.0)))],
+)
+def test_both_kinds_play_the_same_games_under_the_same_wrappers(preset, n, mix):
+    """``make_train_venv`` of the batched kind and of the dummy kind (one YanivGymEnv each),
+    seeded alike: the same observations (the advice column last, the advisor's move), masks,
+    shaped rewards, episode ends and opponents, move by move; with a pool too (the
+    heuristic, which decides without drawing), seated with its probability, labelled "pool"."""
+    spec = EnvSpec(
+        game="yaniv", rules=get_rules(preset, n), learner_seat="random", episode="round", reward="score_outcome",
+        turn_limit=40, shaping=1.0, gamma=0.9, advice="heuristic", mix=mix, league=False, league_prob=0.0,
+        league_deterministic=True, gate_episode="round",
+    )  # fmt: skip
+    B = 3
+    vec, ref = (make_train_venv(spec, 11, B, None, kind, advice_seed=0) for kind in ("batched", "dummy"))
+    rules = vec.get_attr("rules")[0]
+    assert rules == ref.get_attr("rules")[0] and vec.observation_space == ref.observation_space
+    advisor, learner = batched("heuristic", rules=rules), batched("greedy", seed=5, rules=rules)
     obs, expected = vec.reset(), ref.reset()
-    learner = batched("greedy", seed=5, rules=vec.get_attr("rules")[0])
-    ends = 0
-    for t in range(250):
+    labels = []
+    for t in range(500):
+        if t == 250:  # from the next episodes on, each other seat is the pool's member with p = 0.5
+            assert vec.env_method("set_pool", ["heuristic"], 0.5) == [1] * B
+            assert ref.env_method("set_pool", ["heuristic"], 0.5) == [1] * B
         np.testing.assert_array_equal(obs, expected, err_msg=f"step {t}")
         masks = np.asarray(vec.env_method("action_masks"), dtype=bool)
         np.testing.assert_array_equal(masks, np.stack(ref.env_method("action_masks")))
-        assert (obs[:, -1] == batched("heuristic", rules=vec.get_attr("rules")[0]).act_batch(obs[:, :-1], masks)).all()
+        np.testing.assert_array_equal(obs[:, -1], advisor.act_batch(obs[:, :-1], masks))
         actions = learner.act_batch(obs[:, :-1], masks)
-        obs, rewards, dones, _ = vec.step(actions)
-        expected, ref_rewards, ref_dones, _ = ref.step(actions)
+        obs, rewards, dones, infos = vec.step(actions)
+        expected, ref_rewards, ref_dones, ref_infos = ref.step(actions)
         np.testing.assert_allclose(rewards, ref_rewards, rtol=1e-6, atol=1e-6, err_msg=f"step {t}")
         np.testing.assert_array_equal(dones, ref_dones)
-        ends += int(dones.sum())
-    assert ends > 0
+        for i in np.flatnonzero(dones):
+            assert infos[i]["opponent"] == ref_infos[i]["opponent"]
+            labels.append((t, infos[i]["opponent"]))
+    assert {name for _, label in labels for name in label.split("+")} == {name for name, _ in mix} | {"pool"}
+    assert all("pool" not in label for t, label in labels if t <= 250)  # none before set_pool
 
 
 def test_opponent_mix_is_drawn_per_episode_and_reproducible():

@@ -1,18 +1,21 @@
 """Environment factories of ``yaniv train``: the training environments (the evaluations,
 the league gate's included, play through :mod:`agents.evaluation`).
 
-The training environments come in two kinds (``--vec-env``), with the same games and
-rewards (opponents drawn per episode from the mix, monitor, advice, and hand shaping on top
-of them all, :class:`VecHandShaping`, one implementation for both kinds):
+The training environments come in two kinds (``--vec-env``), with the same games, rewards
+and observations, under one set of SB3 wrappers:
 
 * ``batched``: :class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv`, B games stepped together on the
-  batched engine with the opponents acting in batch, under the SB3 wrappers
-  :class:`VecOpponentPool` (``--league``: the self-play pool, each member acting in batch),
-  ``VecMonitor``, :class:`VecHandShaping` and :class:`VecAdvice` (Yaniv only);
-* ``dummy`` / ``subproc``: one :class:`yaniv_env.yaniv.gym_env.YanivGymEnv` per environment
-  under :class:`training.league.OpponentSampler`, ``Monitor`` and
-  :class:`agents.advice.AdviceWrapper`, in SB3's ``DummyVecEnv`` or ``SubprocVecEnv``, under
-  :class:`VecHandShaping`.
+  batched engine with the opponents acting in batch (Yaniv only), under ``VecMonitor``;
+* ``dummy`` / ``subproc``: one :class:`yaniv_env.yaniv.gym_env.YanivGymEnv` (or
+  :class:`yaniv_env.pis_yedili.gym_env.PisYediliGymEnv`) per environment under ``Monitor``,
+  in SB3's ``DummyVecEnv`` or ``SubprocVecEnv``.
+
+Either way the environments draw each episode's opponents themselves from the mix
+(``opponent_mix``, from each game's own generator: :func:`yaniv_env.core.opponents.draw_opponents`)
+and name them in ``info["opponent"]``, which the monitors log. On top of them, for both kinds:
+:class:`VecOpponentPool` (``--league``: loads the self-play pool's snapshots and hands them to
+the environments' ``set_pool``), :class:`VecHandShaping` and :class:`VecAdvice`, outermost, so
+that the monitors log the environments' own rewards and the advice column is appended last.
 
 ``auto`` (the default) is ``batched`` where it can run (:func:`training.plan.vec_env_kind`),
 else ``dummy``. Everything is built from an :class:`EnvSpec`, the values :mod:`training.plan`
@@ -26,9 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
-from agents.advice import AdviceWrapper, advise, advised_space, make_advisor, with_advice
-from agents.batched import batched
-from training.league import OpponentSampler, Snapshots
+from agents.advice import advise, advised_space, make_advisor, with_advice
+from training.league import Snapshots
 from yaniv_env.games import game_of, get_game
 from yaniv_env.yaniv.rules import Rules
 
@@ -61,31 +63,22 @@ def make_train_venv(spec: EnvSpec, seed: int, n_envs: int, monitor_prefix: str |
     environments seeded from ``seed`` (environment ``i``: ``seed + i``), the advisor from
     ``advice_seed``, with a monitor file per environment (one for the batch) named from
     ``monitor_prefix`` (``None``: no monitor)."""
-    if kind != "batched":
+    if kind == "batched":
+        from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # loads Numba: only for the batched engine
+
+        venv = YanivVecEnv(spec.rules, n_envs, **_env_kwargs(spec))
+        if monitor_prefix is not None:
+            venv = VecMonitor(venv, f"{monitor_prefix}_batched", info_keywords=("opponent",))
+    else:
         subprocess = kind == "subproc" and n_envs > 1
         paths = [None if monitor_prefix is None else f"{monitor_prefix}_{i:02d}" for i in range(n_envs)]
-        fns = [make_env(spec, i, seed, paths[i], advice_seed, subprocess) for i in range(n_envs)]
+        fns = [make_env(spec, paths[i], subprocess) for i in range(n_envs)]
         venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
-        return VecHandShaping(venv, coef=spec.shaping, gamma=spec.gamma) if spec.shaping else venv
-    from yaniv_env.yaniv.batched.sb3 import YanivVecEnv  # loads Numba: only for the batched engine
-
-    venv = YanivVecEnv(
-        spec.rules,
-        n_envs,
-        num_players=spec.rules.num_players,
-        opponent_mix=list(spec.mix),
-        learner_seat=spec.learner_seat,
-        episode=spec.episode,
-        reward=spec.reward,
-        turn_limit=spec.turn_limit,
-    )
     venv.seed(seed)
     if spec.league:
         venv = VecOpponentPool(
             venv, spec.league_prob, seed=seed, pool_deterministic=spec.league_deterministic, pool_rules=spec.rules
         )
-    if monitor_prefix is not None:
-        venv = VecMonitor(venv, f"{monitor_prefix}_batched", info_keywords=("opponent",))
     if spec.shaping:
         venv = VecHandShaping(venv, coef=spec.shaping, gamma=spec.gamma)
     if spec.advice:
@@ -93,29 +86,59 @@ def make_train_venv(spec: EnvSpec, seed: int, n_envs: int, monitor_prefix: str |
     return venv
 
 
+def _env_kwargs(spec: EnvSpec) -> dict:
+    """The environment's arguments after the rules, the same for both kinds."""
+    return dict(
+        num_players=spec.rules.num_players,
+        opponent_mix=list(spec.mix),
+        learner_seat=spec.learner_seat,
+        episode=spec.episode,
+        reward=spec.reward,
+        turn_limit=spec.turn_limit,
+    )
+
+
+def make_env(spec: EnvSpec, monitor_path: str | None, subprocess: bool):
+    """A thunk building one Gymnasium training environment (for ``DummyVecEnv`` or, with
+    ``subprocess``, ``SubprocVecEnv``) under ``Monitor`` (``monitor_path`` ``None``: none)."""
+
+    def thunk():
+        import gymnasium
+        from stable_baselines3.common.monitor import Monitor
+
+        import yaniv_env  # noqa: F401  (registers the environments)
+
+        if subprocess and spec.league:
+            import torch
+
+            torch.set_num_threads(1)  # the pool's members act in this process
+        env = gymnasium.make(
+            get_game(spec.game).env_id, rules=spec.rules, disable_env_checker=True, **_env_kwargs(spec)
+        ).unwrapped
+        return env if monitor_path is None else Monitor(env, monitor_path, info_keywords=("opponent",))
+
+    return thunk
+
+
 class VecOpponentPool(VecEnvWrapper):
-    """The self-play pool of :class:`training.league.OpponentSampler` for a
-    :class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv` (wrapped directly; the baselines are the
-    environment's ``opponent_mix``; ``pool_rules`` as :class:`training.league.OpponentSampler`'s).
+    """The self-play pool (``--league``) of any training VecEnv whose environments have
+    ``set_pool(policies, probability)``: :meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`
+    (``batched``, once for the batch) or :meth:`yaniv_env.core.gym.CardGameGymEnv.set_pool`
+    (``dummy``/``subproc``, each environment). The baselines are the environments' own
+    ``opponent_mix``; ``pool_rules``: the rules the snapshots were trained for (default: the
+    environments'; ``yaniv train`` gives the run's, which have no ``--turn-limit``).
 
     ``set_pool(paths)`` (also through ``env_method("set_pool", paths)`` from any wrapper
-    above it, as the league callback and ``--resume`` call it) loads the snapshots as
-    :meth:`training.league.OpponentSampler.set_pool` does (:class:`training.league.Snapshots`:
-    already loaded ones are kept; each new one seeded from this wrapper's generator,
-    ``pool_deterministic`` for arg-max play) and hands them, as
-    :class:`agents.batched.BatchedTrained`, to the environment
-    (:meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`) with ``league_prob``: from the
-    next episodes on, each other seat of a slot is, with probability ``league_prob``, a pool
-    member drawn uniformly, else a baseline drawn by weight
-    (:func:`yaniv_env.core.opponents.draw_opponents`, as on the wrapper path);
-    ``info["opponent"]`` says ``"pool"`` for it, as on the wrapper path. Each member acts in
-    one forward pass per opponent step over all the games where it sits.
+    above it, as the league callback and ``--resume`` call it) loads the snapshots
+    (:class:`training.league.Snapshots`: already loaded ones are kept; each new one seeded
+    from this wrapper's generator, ``pool_deterministic`` for arg-max play) and hands them,
+    with ``league_prob``, to every environment: from their next episodes on, each other seat
+    is, with probability ``league_prob``, a pool member drawn uniformly from the game's own
+    generator, else a baseline drawn by weight; ``info["opponent"]`` says ``"pool"`` for it.
 
-    The same distribution as :class:`training.league.OpponentSampler`, not the same draws:
-    the batched environment draws from each slot's generator (which also seats and deals),
-    the wrapper path from a generator of its own per environment; and a member is one agent
-    for the whole batch (sampling from one generator), where the wrapper path loads one per
-    environment.
+    A member is one agent (one network, one generator) for all the games of a process: on
+    the batched engine it acts in one forward pass per opponent step over all the games
+    where it sits; in a ``SubprocVecEnv`` each process receives a copy of it.
     """
 
     def __init__(
@@ -131,21 +154,23 @@ class VecOpponentPool(VecEnvWrapper):
         self.league_prob = float(league_prob)
         self.rng = np.random.default_rng(seed)
         rules = venv.get_attr("rules")[0] if pool_rules is None else pool_rules
-        self.snapshots = Snapshots(rules, pool_deterministic, torch_threads, member=batched)
+        self.snapshots = Snapshots(rules, pool_deterministic, torch_threads)
 
     @property
     def pool(self) -> list:
-        """The pool's members, batched (:class:`agents.batched.BatchedTrained`)."""
+        """The pool's members (:class:`agents.trained.TrainedAgent`)."""
         return self.snapshots.members
 
     def set_pool(self, paths: list[str]) -> int:
-        """Replace the pool by these checkpoints (already loaded ones are kept); returns its size."""
-        return self.venv.set_pool(self.snapshots.load(paths, self.rng), self.league_prob)
+        """Replace the pool by these checkpoints (already loaded ones are kept) in every
+        environment; returns its size."""
+        self.env_method("set_pool", paths)
+        return len(self.pool)
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
-        if method_name == "set_pool":  # one pool for the batch (OpponentSampler: one per env)
-            size = self.set_pool(*method_args, **method_kwargs)
-            return [size] * len(self._get_indices(indices))
+        if method_name == "set_pool":  # checkpoint paths: loaded here, once for all the environments
+            members = self.snapshots.load(*method_args, rng=self.rng, **method_kwargs)
+            return self.venv.env_method("set_pool", members, self.league_prob, indices=indices)
         return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
     def reset(self):
@@ -206,9 +231,12 @@ class VecHandShaping(VecEnvWrapper):
 
 
 class VecAdvice(VecEnvWrapper):
-    """:class:`agents.advice.AdviceWrapper` for a whole VecEnv: the advisor's move for each
-    learner appended to every observation (:func:`agents.advice.advise`; 0 on a terminal
-    observation, where nothing is legal)."""
+    """The advisor's move for each learner appended to every observation of any training
+    VecEnv (:func:`agents.advice.advise`, one advisor for the batch; 0 on a terminal
+    observation, where nothing is legal). It reads the masks through
+    ``env_method("action_masks")`` and the rules through ``get_attr("rules")``, so it sits
+    outermost, above the monitors (which log the environments' rewards) and the shaping (which
+    reads the observation's hand piece, before the advice column)."""
 
     def __init__(self, venv, advisor: str, seed: int | None = None):
         super().__init__(venv, observation_space=advised_space(venv.observation_space, venv.action_space.n))
@@ -227,47 +255,3 @@ class VecAdvice(VecEnvWrapper):
             if final is not None:
                 info["terminal_observation"] = with_advice(final[None], np.array([-1]))[0]
         return self._advise(obs), rewards, dones, infos
-
-
-def make_env(spec: EnvSpec, rank: int, seed: int, monitor_path: str | None, advice_seed: int, subprocess: bool):
-    """A thunk building training environment ``rank`` (for the VecEnv)."""
-
-    def thunk():
-        import gymnasium
-        from stable_baselines3.common.monitor import Monitor
-
-        import yaniv_env  # noqa: F401  (registers the environments)
-
-        threads = None
-        if subprocess:
-            threads = 1
-            if spec.league:
-                import torch
-
-                torch.set_num_threads(1)
-        env = gymnasium.make(
-            get_game(spec.game).env_id,
-            rules=spec.rules,
-            num_players=spec.rules.num_players,
-            learner_seat=spec.learner_seat,
-            episode=spec.episode,
-            reward=spec.reward,
-            turn_limit=spec.turn_limit,
-            disable_env_checker=True,
-        ).unwrapped
-        env = OpponentSampler(
-            env,
-            list(spec.mix),
-            seed=seed + rank,
-            league_prob=spec.league_prob if spec.league else 0.0,
-            pool_deterministic=spec.league_deterministic,
-            torch_threads=threads,
-            pool_rules=spec.rules,
-        )
-        if monitor_path is not None:
-            env = Monitor(env, monitor_path, info_keywords=("opponent",))
-        if spec.advice:
-            env = AdviceWrapper(env, spec.advice, seed=advice_seed + rank)
-        return env
-
-    return thunk

@@ -1,18 +1,13 @@
 """Opponents for training: a weighted mix of baselines plus a self-play pool, drawn per episode.
 
-:class:`OpponentSampler` wraps :class:`yaniv_env.yaniv.gym_env.YanivGymEnv` (or the Pis Yedili
-wrapper); at every ``reset`` it draws, for each other seat, a baseline (by weight) or,
-with probability ``league_prob`` once the pool is not empty, a snapshot from the pool
-(uniformly), and seats them through the wrapper's ``set_opponents``. ``info["opponent"]``
-names the draw ("greedy", "pool", "random+heuristic" for three players...), so the Monitor
-logs can split the learning curve by opponent.
-
-:class:`training.envs.VecOpponentPool` does the same on the batched vector environment
-(:class:`yaniv_env.yaniv.batched.sb3.YanivVecEnv`, ``--vec-env batched``): the environment draws
-each slot's opponents per episode (:meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`) and
-every pool member acts in batch, one forward pass per member and opponent step. Both draw
-with :func:`yaniv_env.core.opponents.draw_opponents` and load the pool's snapshots with
-:class:`Snapshots`.
+The training environments draw each episode's opponents themselves, for every kind
+(``--vec-env``): from their ``opponent_mix`` and, with ``--league``, from a self-play pool
+they are handed with ``set_pool`` (:meth:`yaniv_env.core.gym.CardGameGymEnv.set_pool`,
+:meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`, both drawing with
+:func:`yaniv_env.core.opponents.draw_opponents`). ``info["opponent"]`` names the draw
+("greedy", "pool", "random+heuristic" for three players...), so the Monitor logs can split
+the learning curve by opponent. :class:`training.envs.VecOpponentPool` loads the pool's
+snapshots with :class:`Snapshots` and hands them to the environments.
 
 :class:`League` is the pool itself: snapshot paths (relative to the run directory) and the
 history of the gate evaluations. A snapshot joins when its mean placement reward against
@@ -26,10 +21,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import gymnasium
 import numpy as np
-
-from yaniv_env.core.opponents import draw_opponents
 
 
 def parse_mix(spec: str) -> list[tuple[str, float]]:
@@ -67,115 +59,19 @@ def agent_available(name: str, rules) -> str | None:
     return None
 
 
-#: Tags of :class:`OpponentSampler`'s seed streams (SeedSequence entropy beside the seed it is
-#: given or reset with): each seat's baseline agents, and the draws of each episode's opponents.
-SEAT_AGENTS, OPPONENT_DRAWS = 0x5EA7, 7
-
-
-def seat_agent_seed(seed: int, seat: int, baseline: int) -> int:
-    """The seed of baseline ``baseline``'s agent in the ``seat``-th other seat of an
-    :class:`OpponentSampler` seeded with ``seed``."""
-    return int(np.random.SeedSequence([seed, seat, baseline, SEAT_AGENTS]).generate_state(1)[0])
-
-
-class OpponentSampler(gymnasium.Wrapper):
-    """Draws the opponents of every episode from the baselines and the self-play pool
-    (:func:`yaniv_env.core.opponents.draw_opponents`).
-
-    ``baselines`` are ``(agent, weight)`` pairs, an agent being a name for ``agents.make``
-    or a policy object. ``pool_rules``: the rules the snapshots were trained for (default:
-    the environment's; ``yaniv train`` gives the run's, which have no ``--turn-limit``).
-    Episodes that are over before the learner's first decision are dealt again (see
-    :meth:`reset`).
-    """
-
-    def __init__(
-        self,
-        env,
-        baselines: list[tuple[object, float]],
-        seed: int = 0,
-        league_prob: float = 0.0,
-        pool_deterministic: bool = False,
-        torch_threads: int | None = None,
-        pool_rules=None,
-    ):
-        super().__init__(env)
-        import agents
-
-        base = env.unwrapped
-        self._gym = base
-        self.rules = base.rules
-        seats = self.rules.num_players - 1
-        self.rng = np.random.default_rng(seed)
-        self.names = [n if isinstance(n, str) else str(getattr(n, "name", type(n).__name__)) for n, _ in baselines]
-        w = np.array([w for _, w in baselines], dtype=float)
-        self.weights = w / w.sum()
-        # One instance per (baseline, seat), each with its own seeded generator; agent
-        # objects (rather than names) are shared by the seats.
-        self.baselines = [
-            [
-                agents.make(n, seed=seat_agent_seed(seed, s, j), rules=self.rules) if isinstance(n, str) else n
-                for j, (n, _) in enumerate(baselines)
-            ]
-            for s in range(seats)
-        ]
-        self.league_prob = float(league_prob)
-        self.snapshots = Snapshots(self.rules if pool_rules is None else pool_rules, pool_deterministic, torch_threads)
-        self._label = ""
-
-    @property
-    def pool(self) -> list:
-        """The pool's members (:class:`agents.trained.TrainedAgent`)."""
-        return self.snapshots.members
-
-    def set_pool(self, paths: list[str]) -> int:
-        """Replace the pool by these checkpoints (:meth:`Snapshots.load`); returns its size."""
-        return len(self.snapshots.load(paths, self.rng))
-
-    def _draw(self) -> tuple[list, str]:
-        k = len(self.names)
-        members = range(k, k + len(self.pool))  # member m is drawn as k + m
-        picks, labels = [], []
-        drawn = draw_opponents(self.rng, len(self.baselines), self.weights, members, self.league_prob)
-        for seat, c in enumerate(drawn):
-            picks.append(self.baselines[seat][c] if c < k else self.pool[c - k])
-            labels.append(self.names[c] if c < k else "pool")
-        return picks, "+".join(labels)
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        if seed is not None:
-            self.rng = np.random.default_rng([seed, OPPONENT_DRAWS])
-        picks, self._label = self._draw()
-        # The wrapper seats them from this reset on (and deals again by itself when the
-        # opponents end an episode before the learner's first decision).
-        self._gym.set_opponents(picks)
-        obs, info = self.env.reset(seed=seed, options=options)
-        info["opponent"] = self._label
-        return obs, info
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        info["opponent"] = self._label
-        return obs, reward, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        return self._gym.action_masks()
-
-
 class Snapshots:
-    """The self-play pool's members, loaded from the snapshots a run wrote, for both kinds
-    of training environment (:class:`OpponentSampler`; :class:`training.envs.VecOpponentPool`,
-    whose ``member`` is :func:`agents.batched.batched`).
+    """The self-play pool's members (:class:`agents.trained.TrainedAgent`), loaded from the
+    snapshots a run wrote, for every kind of training environment
+    (:class:`training.envs.VecOpponentPool`).
 
     ``rules``: the rules the run trains for (:func:`training.config.game_rules`, as its
     checkpoints record them: without the environment's ``--turn-limit``); ``deterministic``:
     the members play the arg-max of their logits; ``torch_threads``: their torch threads."""
 
-    def __init__(self, rules, deterministic: bool, torch_threads: int | None, member=None):
+    def __init__(self, rules, deterministic: bool, torch_threads: int | None):
         self.rules = rules
         self.deterministic = deterministic
         self.torch_threads = torch_threads
-        self.member = member
         self.paths: list[str] = []
         self.members: list = []
 
@@ -191,7 +87,7 @@ class Snapshots:
     def _load(self, path: str, rng: np.random.Generator):
         from agents.trained import load
 
-        agent = load(
+        return load(
             path,
             seed=int(rng.integers(2**31)),
             rules=self.rules,
@@ -199,7 +95,6 @@ class Snapshots:
             torch_threads=self.torch_threads,
             trusted=True,  # snapshots this run wrote
         )
-        return agent if self.member is None else self.member(agent)
 
 
 @dataclass

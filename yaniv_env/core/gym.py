@@ -11,6 +11,17 @@ changes them between episodes (from the next reset on); :attr:`~CardGameGymEnv.o
 reads them. ``learner_seat`` is a seat number or ``"random"`` (drawn per episode from the
 environment's generator).
 
+Instead of fixed seats, ``opponent_mix=[(spec, weight), ...]`` draws each other seat's
+opponent for every episode, by weight, from the environment's generator (a name is made
+once per seat, so that each seat has its own agent; an object plays at every seat where it
+is drawn). :meth:`~CardGameGymEnv.set_pool` adds a replaceable self-play pool: from the next
+episodes on, each other seat is, with a given probability, a pool member drawn uniformly,
+else an opponent as before. The draw is :func:`yaniv_env.core.opponents.draw_opponents`,
+made as the batched learner games make it (:class:`yaniv_env.yaniv.batched.envs.LearnerGames`:
+the seat, then the opponents, then the deal, from the generator seeded by ``reset(seed)``).
+``info["opponent"]`` names the episode's opponents (``"+"``-joined in seat order; a pool
+member is ``"pool"``), as ``yaniv train`` logs them.
+
 A game's wrapper is a subclass that sets ``aec_class`` (the AEC environment it drives;
 other keyword arguments go to its constructor) and ``default_opponent``.
 
@@ -38,7 +49,7 @@ from gymnasium import spaces
 
 from .aec import RENDER_FPS, RENDER_MODES
 from .ids import is_int
-from .opponents import MAX_REDEALS, opponent_seed
+from .opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, opponent_seed, pool_probability
 from .policies import Policy, as_policy
 
 OpponentSpec = Any  # a registered name, a Policy, or a callable (observation, mask) -> int
@@ -57,6 +68,7 @@ class CardGameGymEnv(gymnasium.Env):
         rules="standard",
         num_players: int = 2,
         opponents: Sequence[OpponentSpec] | OpponentSpec | None = None,
+        opponent_mix: Sequence[tuple[OpponentSpec, float]] | None = None,
         learner_seat: int | str = 0,
         episode: str = "game",
         reward: str = "score_outcome",
@@ -84,8 +96,19 @@ class CardGameGymEnv(gymnasium.Env):
         if learner_seat != "random" and not (type(learner_seat) is int and 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be 'random' or a seat 0..{n - 1}, got {learner_seat!r}")
         self.learner_seat = learner_seat
-        self.set_opponents(self.default_opponent if opponents is None else opponents)
-        self._opponents = self._next_opponents
+        if opponent_mix is not None:
+            specs, weights = mix_weights(opponent_mix, opponents)
+            labels = [opponent_label(spec) for spec in specs]
+            self._next_table = self._seat_table(specs), [labels] * (n - 1), weights
+        else:
+            self.set_opponents(self.default_opponent if opponents is None else opponents)
+        self._table, self._labels, self._weights = self._next_table
+        # before the first reset: the fixed opponents (none with a mix)
+        self._opponents = [candidates[0] for candidates in self._table] if self._weights is None else []
+        self._opponent_label = ""
+        self._pool: list[Policy] = []
+        self._pool_label = "pool"
+        self.pool_probability = 0.0
         self.observation_space = self.aec.observation_spaces["player_0"]["observation"]
         self.action_space = spaces.Discrete(self.aec.table.num_actions)
         self.render_mode = render_mode
@@ -100,10 +123,11 @@ class CardGameGymEnv(gymnasium.Env):
         return list(self._opponents)
 
     def set_opponents(self, opponents: Sequence[OpponentSpec] | OpponentSpec) -> None:
-        """Seat other opponents from the next :meth:`reset` on: one spec per other seat, or
-        one spec for all (policy objects, callables or registered names, which are made
-        with this environment's rules). ``ValueError`` for a wrong count or an unknown
-        name or something that is not a policy; nothing changes then."""
+        """Seat other opponents from the next :meth:`reset` on (in place of an
+        ``opponent_mix``): one spec per other seat, or one spec for all (policy objects,
+        callables or registered names, which are made with this environment's rules).
+        ``ValueError`` for a wrong count or an unknown name or something that is not a
+        policy; nothing changes then."""
         if isinstance(opponents, str) or hasattr(opponents, "act") or callable(opponents):
             opponents = [opponents]
         elif not isinstance(opponents, Sequence):
@@ -114,7 +138,50 @@ class CardGameGymEnv(gymnasium.Env):
             opponents = opponents * seats
         if len(opponents) != seats:
             raise ValueError(f"opponents: {len(opponents)} given for {seats} other seats")
-        self._next_opponents = [as_policy(o, None, self.rules) for o in opponents]
+        policies = [as_policy(o, None, self.rules) for o in opponents]
+        self._next_table = [[p] for p in policies], [[opponent_label(o)] for o in opponents], None
+
+    def _seat_table(self, specs: Sequence[OpponentSpec]) -> list[list[Policy]]:
+        """The candidates of each other seat for a mix of ``specs``: names made once per seat
+        (each seat its own agent), objects shared."""
+        rules = self.rules
+        first = [as_policy(spec, None, rules) for spec in specs]  # refuses a bad spec before the others
+
+        def seat() -> list[Policy]:
+            return [as_policy(s, None, rules) if isinstance(s, str) else p for s, p in zip(specs, first, strict=True)]
+
+        return [first] + [seat() for _ in range(rules.num_players - 2)]
+
+    def set_pool(self, policies: Sequence[OpponentSpec], probability: float, label: str = "pool") -> int:
+        """Replace the self-play pool by ``policies`` (policy objects, callables or registered
+        names, as :meth:`set_opponents` takes them) and the probability that an other seat is
+        drawn from it. From the next :meth:`reset` on, each other seat is, with probability
+        ``probability`` when the pool is not empty, a pool member drawn uniformly (named
+        ``label`` in ``info["opponent"]``), else an opponent of the mix (or its fixed one).
+        The episode under way keeps its opponents. The members keep their own generators
+        (``reset(seed)`` reseeds the mix's and the fixed opponents only). Returns the pool's
+        size. :meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool` is the same for a
+        batch of games."""
+        probability = pool_probability(probability)
+        self._pool = [as_policy(p, None, self.rules) for p in policies]
+        self._pool_label = label
+        self.pool_probability = probability
+        return len(self._pool)
+
+    @property
+    def pool(self) -> list[Policy]:
+        """The self-play pool's members (:meth:`set_pool`; a copy)."""
+        return list(self._pool)
+
+    def _draw_opponents(self) -> None:
+        """This episode's opponents and their label, drawn from the environment's generator."""
+        seats = self.rules.num_players - 1
+        k = len(self._table[0])  # the candidates of a seat; the pool's members are drawn as k + m
+        members = range(k, k + len(self._pool))
+        drawn = draw_opponents(self.np_random, seats, self._weights, members, self.pool_probability, [0] * seats)
+        self._opponents = [self._table[s][c] if c < k else self._pool[c - k] for s, c in enumerate(drawn)]
+        labels = [self._labels[s][c] if c < k else self._pool_label for s, c in enumerate(drawn)]
+        self._opponent_label = "+".join(labels)
 
     @property
     def seat(self) -> int:
@@ -126,7 +193,8 @@ class CardGameGymEnv(gymnasium.Env):
         return self._mask.astype(bool)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Start an episode with the opponents last set. The AEC game is seeded from this
+        """Start an episode with the opponents last set (with a mix or a pool: drawn from this
+        environment's generator, after the learner's seat). The AEC game is seeded from this
         environment's generator. If the opponents finish the episode before the learner's
         first decision (a round called at once in a ``"round"`` episode), the learner had
         nothing to decide: a new deal is played instead. Rewards the learner earns before
@@ -134,12 +202,14 @@ class CardGameGymEnv(gymnasium.Env):
         super().reset(seed=seed)
         aec = self.aec
         n = self.rules.num_players
-        self._opponents = self._next_opponents
+        self._table, self._labels, self._weights = self._next_table
         self._seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else self.learner_seat
+        self._draw_opponents()
         if seed is not None:
-            for i, opp in enumerate(self._opponents):
-                if hasattr(opp, "reset"):
-                    opp.reset(seed=opponent_seed(seed, i))
+            for i, candidates in enumerate(self._table):
+                for opp in candidates:
+                    if hasattr(opp, "reset"):
+                        opp.reset(seed=opponent_seed(seed, i))
         others = [p for p in range(n) if p != self._seat]
         self._seat_policies = {aec.possible_agents[p]: opp for p, opp in zip(others, self._opponents, strict=True)}
         self._learner = aec.possible_agents[self._seat]
@@ -206,7 +276,8 @@ class CardGameGymEnv(gymnasium.Env):
 
     def _info(self) -> dict:
         # The learner's AEC info (the last finished round's result) plus mask and seat.
-        return {**self.aec.infos.get(self._learner, {}), "action_mask": self._mask, "seat": self._seat}
+        info = self.aec.infos.get(self._learner, {})
+        return {**info, "action_mask": self._mask, "seat": self._seat, "opponent": self._opponent_label}
 
     def render(self):
         """The AEC environment's render (text, frame or window; see ``render_mode`` and the

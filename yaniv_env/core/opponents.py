@@ -1,11 +1,12 @@
 """Opponents drawn per episode: a weighted mix of baselines and a self-play pool.
 
 :func:`draw_opponents` is the draw of both places that seat opponents per episode, the
-Gymnasium wrapper of training (:class:`training.league.OpponentSampler`) and the batched
-learner games (:class:`yaniv_env.yaniv.batched.envs.LearnerGames`), so that the two draw
-from the same distribution (and, from generators in the same state, the same opponents).
-The Gymnasium wrapper (:class:`yaniv_env.core.gym.CardGameGymEnv`) and the batched learner
-games also seed their opponents alike (:func:`opponent_seed`), and redeal an episode that the
+single-agent Gymnasium environments (:class:`yaniv_env.core.gym.CardGameGymEnv`) and the
+batched learner games (:class:`yaniv_env.yaniv.batched.envs.LearnerGames`), so that the two
+draw from the same distribution (and, from generators in the same state, the same
+opponents); both read an ``opponent_mix`` with :func:`mix_weights`, a pool's probability
+with :func:`pool_probability` and name what they seat with :func:`opponent_label`. They
+also seed their opponents alike (:func:`opponent_seed`), and redeal an episode that the
 opponents end before the learner's first decision at most :data:`MAX_REDEALS` times.
 """
 
@@ -25,6 +26,34 @@ def opponent_seed(seed: int, seat_index: int) -> int:
     """The seed of the opponent in the ``seat_index``-th other seat (0-based, in seat order)
     of an episode reset with ``seed``."""
     return seed * 1000 + seat_index + 1
+
+
+def opponent_label(spec: Any) -> str:
+    """What ``info["opponent"]`` calls an opponent: its name, a policy object's ``name`` or
+    else its class name."""
+    return spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
+
+
+def mix_weights(opponent_mix: Sequence[tuple[Any, float]], opponents: Any = None) -> tuple[list, np.ndarray]:
+    """The opponents of an ``opponent_mix`` (``(opponent, weight)`` pairs) and their draw
+    weights (summing to 1). ``ValueError`` for fixed ``opponents`` given too, a negative
+    weight, or weights that do not sum to more than 0."""
+    if opponents is not None:
+        raise ValueError("give opponents (one per other seat) or opponent_mix (drawn per episode), not both")
+    mix = list(opponent_mix)
+    weights = np.array([w for _, w in mix], dtype=float) if mix else np.zeros(0)
+    if not mix or (weights < 0).any() or weights.sum() <= 0:
+        raise ValueError(f"opponent_mix must be (opponent, weight) pairs, weights >= 0 with a positive sum: {mix!r}")
+    return [spec for spec, _ in mix], weights / weights.sum()
+
+
+def pool_probability(probability: float) -> float:
+    """``probability`` (that an other seat is drawn from the pool) as a float; ``ValueError``
+    outside [0, 1]."""
+    probability = float(probability)
+    if not 0.0 <= probability <= 1.0:
+        raise ValueError(f"the pool probability must be in [0, 1], got {probability!r}")
+    return probability
 
 
 def draw_opponents(
@@ -50,4 +79,11 @@ def draw_opponents(
     return out
 
 
-__all__ = ["MAX_REDEALS", "draw_opponents", "opponent_seed"]
+__all__ = [
+    "MAX_REDEALS",
+    "draw_opponents",
+    "mix_weights",
+    "opponent_label",
+    "opponent_seed",
+    "pool_probability",
+]

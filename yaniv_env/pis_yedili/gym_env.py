@@ -16,7 +16,9 @@ objects with ``act(observation, action_mask)``, callables
 ``f(observation, action_mask) -> int``, or names of the policy registry
 (:mod:`yaniv_env.core.policies`: ``"pis_heuristic"``, ``"pis_random"``; ``"random"`` is
 the same agent); the default is the uniform random agent. ``set_opponents(opponents)``
-seats others from the next reset on.
+seats others from the next reset on; ``opponent_mix=[(opponent, weight), ...]`` draws each
+episode's opponents instead and ``set_pool(policies, probability)`` adds a self-play pool,
+as in Yaniv's.
 ``learner_seat`` is a seat number or ``"random"`` (drawn per episode from the environment's
 generator).
 

@@ -16,8 +16,11 @@ callables ``f(observation, action_mask) -> int``, or names of the policy registr
 (:mod:`yaniv_env.core.policies`: ``agents`` registers ``random``, ``greedy``,
 ``heuristic``, ``search``, ``ppo`` and ``.zip`` model paths); the default is the uniform
 random agent. ``set_opponents(opponents)`` seats others from the next reset on, and
-``opponents`` reads them. ``learner_seat`` is a seat number or ``"random"`` (drawn per
-episode from the environment's generator).
+``opponents`` reads them. ``opponent_mix=[(opponent, weight), ...]`` draws each episode's
+opponents instead, and ``set_pool(policies, probability)`` adds a self-play pool; both as
+:class:`yaniv_env.core.gym.CardGameGymEnv` says, the opponents named in ``info["opponent"]``.
+``learner_seat`` is a seat number or ``"random"`` (drawn per episode from the environment's
+generator).
 
 The wrapper is :class:`yaniv_env.core.gym.CardGameGymEnv` (shared with
 :class:`yaniv_env.pis_yedili.gym_env.PisYediliGymEnv`) driving the AEC environment class

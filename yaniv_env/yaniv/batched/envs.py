@@ -36,13 +36,13 @@ BatchedSelfPlay     every seat of every game is the caller's: the acting seat, o
 ==================  ==========================================================================
 
 Each game of a learner environment is the game :class:`yaniv_env.yaniv.gym_env.YanivGymEnv` plays
-(same arguments: ``rules``, ``num_players``, ``opponents``, ``learner_seat`` (a seat or
-``"random"``), ``episode`` (``"game"``/``"round"``), ``reward`` (``score``, ``outcome``,
-``round_win``, ``score_outcome``), ``turn_limit``), with the same rewards: slot ``i`` after
-``reset(seed=s)`` plays the episodes a ``YanivGymEnv`` reset with ``seed=s + i`` and then
-without a seed would play (same seats, same deals, same opponents' decisions for the random,
-greedy and heuristic opponents: :mod:`agents.batched`), and the same redeal when the
-opponents end an episode before the learner's first decision. Difference: in ``"round"``
+(same arguments: ``rules``, ``num_players``, ``opponents`` or ``opponent_mix``,
+``learner_seat`` (a seat or ``"random"``), ``episode`` (``"game"``/``"round"``), ``reward``
+(``score``, ``outcome``, ``round_win``, ``score_outcome``), ``turn_limit``), with the same
+rewards: slot ``i`` after ``reset(seed=s)`` plays the episodes a ``YanivGymEnv`` reset with
+``seed=s + i`` and then without a seed would play (same seats, same deals, same opponents'
+decisions for the random, greedy and heuristic opponents: :mod:`agents.batched`), and the
+same redeal when the opponents end an episode before the learner's first decision. Difference: in ``"round"``
 episodes the last observation shows the next round dealt (the batched engine starts it at
 once), not the finished round.
 
@@ -67,8 +67,9 @@ Opponents (one spec per other seat, or one for all) are agent names, agent objec
 batched agents (``act_batch``); the random, greedy, heuristic and trained agents act in
 batch (:func:`agents.batched.batched`), any other object row by row. Instead of fixed seats,
 ``opponent_mix=[(spec, weight), ...]`` draws each other seat's opponent for every episode
-from the slot's generator (the opponents of the episode that ended are named in the SB3
-``infos[i]["opponent"]``, ``"+"``-joined in seat order, as ``yaniv train`` logs them).
+from the slot's generator, as ``YanivGymEnv`` draws from its own (the opponents of the episode
+that ended are named in the SB3 ``infos[i]["opponent"]``, ``"+"``-joined in seat order, as
+``yaniv train`` logs them).
 :meth:`LearnerGames.set_pool` adds a replaceable self-play pool (``yaniv train --algo maskable_ppo --league``):
 from the next episodes on, each other seat is, with a given probability, a pool member drawn
 uniformly (labelled ``"pool"``), else an opponent as before; each member acts in one call per
@@ -90,7 +91,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ...core.ids import is_int
-from ...core.opponents import MAX_REDEALS, draw_opponents, opponent_seed
+from ...core.opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, opponent_seed, pool_probability
 from ...core.policies import batched_policy
 from ...core.seeding import seeded_key
 from ..actions import action_table
@@ -103,25 +104,13 @@ from .engine import first_place_shares
 __all__ = ["LearnerGames", "YanivVectorEnv", "BatchedSelfPlay", "check_actions", "game_indices"]
 
 
-def _label(spec) -> str:
-    return spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
-
-
 def _opponent_table(opponents, opponent_mix, n: int, rules) -> tuple[list, list[str], np.ndarray | None, np.ndarray]:
     """The distinct batched opponents, their labels, the draw weights (``None``: fixed seats)
     and, for fixed seats, the opponent index of each other seat (``[n - 1]``)."""
     if opponent_mix is not None:
-        if opponents is not None:
-            raise ValueError("give opponents (one per other seat) or opponent_mix (drawn per episode), not both")
-        mix = list(opponent_mix)
-        weights = np.array([w for _, w in mix], dtype=float) if mix else np.zeros(0)
-        if not mix or (weights < 0).any() or weights.sum() <= 0:
-            raise ValueError(
-                f"opponent_mix must be (opponent, weight) pairs, weights >= 0 with a positive sum: {mix!r}"
-            )
-        specs = [spec for spec, _ in mix]
+        specs, weights = mix_weights(opponent_mix, opponents)
         policies = [batched_policy(spec, rules=rules) for spec in specs]
-        return policies, [_label(spec) for spec in specs], weights / weights.sum(), np.zeros(n - 1, np.int64)
+        return policies, [opponent_label(spec) for spec in specs], weights, np.zeros(n - 1, np.int64)
     if opponents is None:
         opponents = ["random"]
     if isinstance(opponents, str) or hasattr(opponents, "act") or hasattr(opponents, "act_batch"):
@@ -139,7 +128,7 @@ def _opponent_table(opponents, opponent_mix, n: int, rules) -> tuple[list, list[
             specs.append(spec)
         seat_index.append(distinct[id(spec)])
     policies = [batched_policy(spec, rules=rules) for spec in specs]
-    return policies, [_label(spec) for spec in specs], None, np.array(seat_index, np.int64)
+    return policies, [opponent_label(spec) for spec in specs], None, np.array(seat_index, np.int64)
 
 
 def _value(x) -> Any:
@@ -263,6 +252,7 @@ class LearnerGames:
         self.policies, self.labels, self._weights, self._fixed = _opponent_table(opponents, opponent_mix, n, rules)
         self._num_baselines = len(self.policies)  # policies[:k]: the opponents; then the pool's
         self._pool = np.zeros(0, np.int64)  # the pool members' indices into policies
+        self._pool_specs: list = []  # what set_pool was given for each member
         self.pool_probability = 0.0
         self.choice = np.tile(self._fixed, (B, 1))  # [B, n - 1]: index into policies, per other seat
         self.seats = np.zeros(B, np.int64)
@@ -399,16 +389,20 @@ class LearnerGames:
 
     def set_pool(self, policies: Sequence, probability: float, label: str = "pool") -> int:
         """Replace the self-play pool by ``policies`` (agent names or objects, batched by the
-        policy registry: objects with ``act_batch`` are used as they are) and the probability
-        that an other seat is drawn from it. From the next episodes on, each other seat is,
-        with probability ``probability`` when the pool is not empty, a pool member drawn
-        uniformly (labelled ``label``), else an opponent of the mix (or its fixed one). The
-        episodes under way keep their opponents (members that left the pool play them out).
-        Returns the pool's size."""
-        probability = float(probability)
-        if not 0.0 <= probability <= 1.0:
-            raise ValueError(f"the pool probability must be in [0, 1], got {probability!r}")
-        pool = [batched_policy(spec, rules=self.rules) for spec in policies]
+        policy registry: objects with ``act_batch`` are used as they are; an object already in
+        the pool keeps its batched version) and the probability that an other seat is drawn
+        from it. From the next episodes on, each other seat is, with probability
+        ``probability`` when the pool is not empty, a pool member drawn uniformly (labelled
+        ``label``), else an opponent of the mix (or its fixed one). The episodes under way
+        keep their opponents (members that left the pool play them out). Returns the pool's
+        size. :meth:`yaniv_env.core.gym.CardGameGymEnv.set_pool` is the same for one game."""
+        probability = pool_probability(probability)
+        given = list(policies)
+        made = {id(spec): member for spec, member in zip(self._pool_specs, self.pool, strict=True)}
+        for spec in given:
+            if id(spec) not in made:
+                made[id(spec)] = batched_policy(spec, rules=self.rules)
+        pool = [made[id(spec)] for spec in given]
         k, old = self._num_baselines, self.policies
         position = {id(member): i for i, member in enumerate(pool)}
         seated = set(np.unique(self.choice).tolist())
@@ -424,6 +418,7 @@ class LearnerGames:
         self.policies = old[:k] + [old[i] for i in lingering] + pool
         self.labels = self.labels[:k] + [self.labels[i] for i in lingering] + [label] * len(pool)
         self._pool = np.arange(start, start + len(pool), dtype=np.int64)
+        self._pool_specs = given  # what each member was made from (kept: their ids stay theirs)
         self.pool_probability = probability
         return len(pool)
 
