@@ -99,8 +99,8 @@ Modules
 :mod:`training.ppo`            ``--algo ppo``: the lean PPO on the batched engine, the same phases
 =============================  =============================================================
 
-What the ten-minute default does (standard rules, 2 players; figures: ``docs/training.md``)
-----------------------------------------------------------------------------------------
+What ``--algo maskable_ppo --minutes 10`` does (standard rules, 2 players; figures: ``docs/training.md``)
+---------------------------------------------------------------------------------------------------------
 * **Advised policy** (``--advice score_heuristic``): the score-aware heuristic's move
   enters the logits with a trained weight, so the policy starts as that heuristic.
 * **Imitation of the advisor** (``--pretrain score_heuristic``): 60,000 of its decisions in
