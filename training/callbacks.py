@@ -145,7 +145,7 @@ class EvaluationCallback(BaseCallback):
             return TrainedAgent(self.model.policy, meta, rules, seed=seed)
 
         row = {"timesteps": n, "elapsed_s": round(run.elapsed, 1)}
-        for name, _ in self.plan.eval_mix:
+        for name, _ in self.plan.evaluation.opponents:
             self.progress.note(f"evaluating: {self.games} games vs {name}")
             res = evaluate(
                 [("model", current_policy), name],

@@ -747,7 +747,7 @@ def log_evaluation(policy, plan: Plan, state: dict) -> dict[str, float]:
     policy.set_training_mode(False)
     torch.set_num_threads(1)
     rows, rates = [], {}
-    for k, (opp, _) in enumerate(plan.eval_mix):
+    for k, (opp, _) in enumerate(plan.evaluation.opponents):
         seed = plan.seeds.periodic_evaluation + k
         wins, n, unfinished = evaluate(policy, plan.rules, opp, plan.args.eval_games, seed, plan.args.advice)
         lo, hi = wilson(wins, n)
