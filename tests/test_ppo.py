@@ -66,8 +66,7 @@ def test_the_periodic_evaluation_is_agents_evaluation_of_the_play_file(tmp_path)
     torch.manual_seed(3)
     rules = get_rules("standard", 2)
     policy = ppo.make_policy(rules, [32, 32], advice_scale=5.0)
-    args = Args(advice="score_heuristic")
-    ppo.save_play_file(policy, rules, tmp_path / "model.safetensors", 0, args)
+    ppo.save_play_file(policy, rules, tmp_path / "model.safetensors", 0, {"advice": "score_heuristic"})
     wins, games, unfinished = ppo.evaluate(policy, rules, "heuristic", 20, seed=7, advice="score_heuristic")
     res = evaluate([str(tmp_path / "model.safetensors"), "heuristic"], rules, 2, 20, seed=7, engine="batched")
     assert games == res.games == 20 and unfinished == 0
@@ -230,10 +229,10 @@ def test_both_learners_imitate_with_the_one_behaviour_cloning(tmp_path):
     plan = small(tmp_path, n_envs=64, batch_size=256, **kw)
     run = ppo.train(plan)["run_dir"]
     torch.manual_seed(plan.seeds.training)
-    direct = ppo.run_policy(plan.args, plan.rules)  # the run's network (its defaults: the score features)
+    direct = ppo.run_policy(plan.model, plan.rules)  # the run's network (its defaults: the score features)
     imitation_pretrain(direct, plan, log=lambda _: None)
     trained = torch.load(run / "checkpoint.pt", weights_only=True)["policy"]
-    fresh = ppo.run_policy(plan.args, plan.rules).state_dict()
+    fresh = ppo.run_policy(plan.model, plan.rules).state_dict()
     assert all(torch.equal(trained[k], v) for k, v in direct.state_dict().items())
     assert not all(torch.equal(trained[k], v) for k, v in fresh.items())  # it did fit
     agent = agents.load(str(run / "model.safetensors"))
@@ -248,7 +247,7 @@ def test_an_advised_run_starts_as_its_advisor_and_its_play_file_asks_it(tmp_path
     run = ppo.train(plan)["run_dir"]
     saved = torch.load(run / "checkpoint.pt", weights_only=True)["policy"]
     torch.manual_seed(plan.seeds.training)  # the run's initial weights
-    fresh = ppo.run_policy(plan.args, plan.rules).state_dict()
+    fresh = ppo.run_policy(plan.model, plan.rules).state_dict()
     actor = [k for k in fresh if "value" not in k]
     assert "advice_scale" in actor and all(torch.equal(saved[k], fresh[k]) for k in actor)
     assert not all(torch.equal(saved[k], fresh[k]) for k in fresh if "value" in k)

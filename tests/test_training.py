@@ -418,6 +418,54 @@ def test_the_plan_holds_the_imitation_settings_frozen(tmp_path):
     assert (none.imitation.teacher, none.imitation.teacher_options, none.imitation.data) == ("", (), None)
 
 
+def test_the_plan_holds_the_run_settings_frozen(tmp_path):
+    """``make_plan``'s settings below the plan: the network, PPO's hyperparameters, the periodic
+    and the final evaluation, the league and the run's bookkeeping, as the parsed options' frozen
+    values (the periodic evaluation's opponents those available, its episode ``game`` unless
+    given), each field documented."""
+    from training.plan import EvalSettings, FinalEvalSettings, LeagueSettings, ModelSettings, PPOSettings, make_plan
+
+    argv = ["--algo", "maskable_ppo", "--output-dir", str(tmp_path), "--no-progress", "--set", "call_max=6"]
+    argv += ["--net-arch", "64,32", "--activation", "tanh", "--advice", "greedy", "--advice-scale", "2.5"]
+    argv += ["--device", "cpu", "--learning-rate", "2e-4", "--n-steps", "48", "--ent-coef", "0.02"]
+    argv += ["--eval-every", "1000", "--eval-games", "30", "--eval-opponents", "random,greedy"]
+    argv += ["--final-eval-games", "50", "--final-eval-opponents", "heuristic", "--final-eval-episode", "round"]
+    argv += ["--league", "--snapshot-every", "700", "--league-size", "3", "--gate-games", "12"]
+    argv += ["--gate-margin", "0.25", "--checkpoint-every", "900"]
+    plan = make_plan(*T.parse_args(argv))
+    assert (plan.algo, plan.rule_options, plan.checkpoint_every, plan.progress) == (
+        "maskable_ppo",
+        ("call_max=6",),
+        900,
+        False,
+    )
+    assert plan.model == ModelSettings(
+        net_arch=(64, 32),
+        activation="tanh",
+        action_features=True,
+        score_features=False,
+        advice="greedy",
+        advice_scale=2.5,
+        init="",
+        device="cpu",
+    )
+    assert (plan.ppo.learning_rate, plan.ppo.n_steps, plan.ppo.ent_coef) == (2e-4, 48, 0.02)
+    assert plan.evaluation == EvalSettings(
+        every=1000, games=30, opponents=(("random", 1.0), ("greedy", 1.0)), episode="game"
+    )
+    assert plan.final_evaluation == FinalEvalSettings(games=50, opponents="heuristic", episode="round")
+    assert plan.league == LeagueSettings(snapshot_every=700, size=3, gate_games=12, gate_margin=0.25)
+    for settings in (plan.model, plan.ppo, plan.evaluation, plan.final_evaluation, plan.league):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(settings, dataclasses.fields(settings)[0].name, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.progress = True  # type: ignore[misc]
+    for kind in (ModelSettings, PPOSettings, EvalSettings, FinalEvalSettings, LeagueSettings):
+        assert set(config.field_docs(kind)) == {f.name for f in dataclasses.fields(kind)}, kind
+    argv = ["--algo", "maskable_ppo", "--eval-every", "0", "--eval-episode", "round", "--output-dir", str(tmp_path)]
+    assert make_plan(*T.parse_args(argv)).evaluation == EvalSettings(every=0, games=20, opponents=(), episode="round")
+
+
 def test_bad_arguments_are_reported(tmp_path, capsys):
     assert T.main(["--episode", "hand", "--output-dir", str(tmp_path)]) == 2
     assert "--episode must be one of" in capsys.readouterr().err

@@ -23,12 +23,12 @@ def make_callback(run: Run, plan: Plan, venv) -> CallbackList:
     """The callbacks of a run's PPO phase, in the order they act at each step."""
     progress = ProgressCallback(run, plan)
     callbacks: list[BaseCallback] = [progress]
-    if plan.args.eval_every:
+    if plan.evaluation.every:
         callbacks.append(EvaluationCallback(run, plan, progress))
-    if plan.args.league:
+    if plan.env.league:
         callbacks.append(LeagueCallback(run, plan, venv, progress))
-    if plan.args.checkpoint_every:
-        callbacks.append(CheckpointCallback(run, plan.args.checkpoint_every))
+    if plan.checkpoint_every:
+        callbacks.append(CheckpointCallback(run, plan.checkpoint_every))
     callbacks.append(BudgetCallback(run, plan.total, plan.budget))
     return CallbackList(callbacks)
 
@@ -74,9 +74,9 @@ class ProgressCallback(BaseCallback):
         self.start_steps = self.model.num_timesteps
         self.start_time = time.time()
         if self.plan.budget is not None:
-            self.bar = progress_bar(self.plan.budget / 60, self.plan.args.progress, "PPO", minutes=True)
+            self.bar = progress_bar(self.plan.budget / 60, self.plan.progress, "PPO", minutes=True)
         else:
-            self.bar = progress_bar(self.plan.total, self.plan.args.progress, "PPO", "steps")
+            self.bar = progress_bar(self.plan.total, self.plan.progress, "PPO", "steps")
         self.note()
 
     def _on_step(self) -> bool:
@@ -97,7 +97,7 @@ class ProgressCallback(BaseCallback):
         if self.run.last_eval:
             rates = ", ".join(f"{name} {res['game_win_rate']:.2f}" for name, res in self.run.last_eval.items())
             text += f" | last evaluation, game win rate vs {rates}"
-        if self.plan.args.league:
+        if self.plan.env.league:
             text += f" | league pool {len(self.run.league.pool)}"
         if doing:
             text += f" | {doing}"
@@ -121,22 +121,22 @@ class EvaluationCallback(BaseCallback):
     def __init__(self, run: Run, plan: Plan, progress: ProgressCallback):
         super().__init__()
         self.run, self.plan, self.progress = run, plan, progress
-        self.games = whole_deals(plan.args.eval_games, 2, plan.rules.num_players, duplicate=True)
+        self.games = whole_deals(plan.evaluation.games, 2, plan.rules.num_players, duplicate=True)
 
     def _on_training_start(self) -> None:
         n = self.model.num_timesteps
-        self.next = next_multiple(n, self.plan.args.eval_every)
+        self.next = next_multiple(n, self.plan.evaluation.every)
         if n == 0:
             self.evaluate()  # the starting point of the learning curve
 
     def _on_step(self) -> bool:
         if self.model.num_timesteps >= self.next:
-            self.next += self.plan.args.eval_every
+            self.next += self.plan.evaluation.every
             self.evaluate()
         return True
 
     def evaluate(self) -> None:
-        run, args = self.run, self.plan.args
+        run, settings = self.run, self.plan.evaluation
         n = self.model.num_timesteps
         started = time.time()
         meta = run.metadata(self.model)
@@ -145,7 +145,7 @@ class EvaluationCallback(BaseCallback):
             return TrainedAgent(self.model.policy, meta, rules, seed=seed)
 
         row = {"timesteps": n, "elapsed_s": round(run.elapsed, 1)}
-        for name, _ in self.plan.eval_mix:
+        for name, _ in settings.opponents:
             self.progress.note(f"evaluating: {self.games} games vs {name}")
             res = evaluate(
                 [("model", current_policy), name],
@@ -153,8 +153,8 @@ class EvaluationCallback(BaseCallback):
                 num_players=run.rules.num_players,
                 games=self.games,
                 seed=self.plan.seeds.periodic_evaluation,
-                episode=args.eval_episode or "game",
-                game=args.game,
+                episode=settings.episode,
+                game=self.plan.env.game,
             )
             est = res["model"].metrics["game_win_rate"]
             run.last_eval[name] = {"game_win_rate": est.value, "low": est.low, "high": est.high}
@@ -177,17 +177,17 @@ class LeagueCallback(BaseCallback):
         self.run, self.plan, self.venv, self.progress = run, plan, venv, progress
 
     def _on_training_start(self) -> None:
-        self.next = next_multiple(self.model.num_timesteps, self.plan.args.snapshot_every)
+        self.next = next_multiple(self.model.num_timesteps, self.plan.league.snapshot_every)
 
     def _on_step(self) -> bool:
         if self.model.num_timesteps >= self.next:
-            self.next += self.plan.args.snapshot_every
+            self.next += self.plan.league.snapshot_every
             self.snapshot()
         return True
 
     def gate(self) -> dict[str, float]:
         """The current policy's mean placement reward against each pool member (:func:`gate_score`)."""
-        run, args, plan = self.run, self.plan.args, self.plan
+        run, plan, games = self.run, self.plan, self.plan.league.gate_games
         meta = run.metadata(self.model)
 
         def current_policy(seed, rules):
@@ -197,10 +197,10 @@ class LeagueCallback(BaseCallback):
         for rel, path in zip(run.league.pool, run.league.paths(run.dir), strict=True):
 
             def member(seed, rules, path=path):  # a snapshot this run wrote
-                return load(path, rules=run.rules, deterministic=args.league_deterministic, seed=seed, trusted=True)
+                return load(path, rules=run.rules, deterministic=plan.env.league_deterministic, seed=seed, trusted=True)
 
-            self.progress.note(f"gate: {args.gate_games} games vs {rel}")
-            scores[rel] = gate_score(current_policy, member, plan.env, args.gate_games, plan.seeds.gate)
+            self.progress.note(f"gate: {games} games vs {rel}")
+            scores[rel] = gate_score(current_policy, member, plan.env, games, plan.seeds.gate)
         self.progress.note("")
         return scores
 
@@ -208,7 +208,7 @@ class LeagueCallback(BaseCallback):
         run, n = self.run, self.model.num_timesteps
         scores = self.gate()
         mean = float(np.mean(list(scores.values()))) if scores else None
-        joined = mean is None or mean >= self.plan.args.gate_margin
+        joined = mean is None or mean >= self.plan.league.gate_margin
         entry = {"timesteps": n, "vs_pool": scores, "mean": mean, "joined": joined}
         if joined:
             rel = f"league/snapshot_{n:010d}.zip"

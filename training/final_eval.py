@@ -18,12 +18,12 @@ def final_evaluation(plan: Plan, model_path: Path) -> int:
     """Evaluate the model against each baseline with :func:`agents.evaluation.evaluate`
     (duplicate format, on the deals of ``--seed``), save the tables as
     ``final_eval.{txt,json}`` and ``final_eval_vs_*.csv`` and end with the framed summary table."""
-    args, rules, run_dir = plan.args, plan.rules, plan.run_dir
-    game = get_game(args.game)
-    mix = config.filter_available(parse_mix(args.final_eval_opponents), rules, "final evaluation", False)
+    settings, rules, run_dir = plan.final_evaluation, plan.rules, plan.run_dir
+    game = get_game(plan.env.game)
+    mix = config.filter_available(parse_mix(settings.opponents), rules, "final evaluation", False)
     entrants = [name for name, _ in mix]
-    games = whole_deals(args.final_eval_games, 2, rules.num_players, duplicate=True)
-    unit = "games" if args.final_eval_episode == "game" else f"single-{game.part} games"
+    games = whole_deals(settings.games, 2, rules.num_players, duplicate=True)
+    unit = "games" if settings.episode == "game" else f"single-{game.part} games"
     print(
         f"\nfinal evaluation: {games} {unit} against each of {', '.join(entrants)} "
         f"(duplicate format, {plan.eval_workers} workers)"
@@ -35,11 +35,11 @@ def final_evaluation(plan: Plan, model_path: Path) -> int:
             rules=rules,
             num_players=rules.num_players,
             games=games,
-            seed=args.seed,
+            seed=plan.seeds.run,
             duplicate=True,
             workers=plan.eval_workers,
-            episode=args.final_eval_episode,
-            progress=args.progress,
+            episode=settings.episode,
+            progress=plan.progress,
             game=game.name,
             desc=f"final evaluation vs {opp}",
         )

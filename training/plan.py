@@ -4,7 +4,11 @@ value that the rest of training reads (:func:`make_plan`).
 Everything the arguments leave open is decided here and nowhere else: ``--resume``'s
 stored arguments, the game's and a from-scratch run's defaults, the rules, the kind and
 number of training environments, torch threads and evaluation workers, the budget, the
-opponent mixes, the environments' values (:class:`training.envs.EnvSpec`) and the seeds.
+opponent mixes, the environments' values (:class:`training.envs.EnvSpec`), the settings
+each part of training reads (PPO's, the network's, the imitation's, the periodic and the
+final evaluation's, the league's: :class:`PPOSettings` and the others) and the seeds. Below
+the plan only the run's stored arguments (``args.json``, the checkpoints' metadata) are the
+whole :class:`~training.args.Args`.
 
 Seeds
 -----
@@ -112,25 +116,113 @@ ROUND_ENDS = ("continue", "bootstrap", "terminal")
 
 @dataclass(frozen=True)
 class PPOSettings:
-    """What the lean learner's rollouts, advantages and updates read (``--algo ppo``,
-    :mod:`training.ppo`), as values."""
+    """PPO's hyperparameters, as values: all of them the lean learner's rollouts, advantages and
+    updates read (``--algo ppo``, :mod:`training.ppo`), the shared ones MaskablePPO's
+    (:func:`training.train.build_model`)."""
 
     opponents: str
     """``--opponents`` as given: agents, ``self`` and ``past`` entries with their weights."""
     episode: str
+    """``--episode``: what a training episode is, ``game`` or ``round``."""
     reward: str
+    """``--reward``: the reward scheme."""
+    learning_rate: float
+    """``--learning-rate``: the Adam learning rate of PPO."""
     n_steps: int
+    """``--n-steps``: steps per environment per rollout."""
     gamma: float
+    """``--gamma``: the discount factor."""
     gae_lambda: float
+    """``--gae-lambda``: the GAE lambda."""
     round_end: str
     """What a round's end is to the return in whole games: ``continue``, ``bootstrap``, ``terminal``."""
     n_epochs: int
+    """``--n-epochs``: passes over each rollout."""
     batch_size: int
+    """``--batch-size``: the minibatch size."""
     clip_range: float
+    """``--clip-range``: the PPO clipping range."""
     ent_coef: float
+    """``--ent-coef``: the entropy bonus's weight."""
     vf_coef: float
+    """``--vf-coef``: the value loss's weight."""
     max_grad_norm: float
+    """``--max-grad-norm``: the gradient's norm is clipped to this."""
     norm_adv: bool
+    """``--norm-adv``: the lean learner normalises the advantages per minibatch."""
+    value_warmup: int
+    """``--value-warmup``: the lean learner's first steps of a new run, in which only the critic learns."""
+    pool_size: int
+    """``--pool-size``: the lean learner's past selves kept (the oldest leaves first)."""
+    pool_every: int
+    """``--pool-every``: steps between two snapshots of the network joining the past selves."""
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """The network a new run trains (``--net-arch``, ``--advice``, ...; :func:`training.ppo.run_policy`,
+    :func:`training.train.build_model`), as values."""
+
+    net_arch: tuple[int, ...]
+    """``--net-arch``: the hidden layer sizes of the (separate) policy and value networks."""
+    activation: str
+    """``--activation``: of the hidden layers, ``relu`` or ``tanh``."""
+    action_features: bool
+    """``--action-features``: MaskablePPO scores actions also by the cards they move (the lean learner always does)."""
+    score_features: bool
+    """``--score-features``: the networks also read one-hot features of the game score."""
+    advice: str
+    """``--advice``: the advisor whose move joins the observation and the logits (empty: none)."""
+    advice_scale: float
+    """``--advice-scale``: the starting weight of the advised move's logit."""
+    init: str
+    """``--init``: the network the lean learner starts a new run from (empty: fresh weights)."""
+    device: str
+    """``--device``: MaskablePPO's torch device."""
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """The periodic evaluation during training (``--eval-*``; :class:`training.callbacks.EvaluationCallback`,
+    :func:`training.ppo.log_evaluation`), as values."""
+
+    every: int
+    """``--eval-every``: timesteps between two evaluations (0: never)."""
+    games: int
+    """``--eval-games``: games against each opponent (rounded up to whole deals)."""
+    opponents: tuple[tuple[str, float], ...]
+    """``--eval-opponents``: those available under the rules, with their weights (empty when never)."""
+    episode: str
+    """``--eval-episode``: MaskablePPO's episode of the evaluation's games (``game`` unless given)."""
+
+
+@dataclass(frozen=True)
+class FinalEvalSettings:
+    """The final evaluation of a run (``--final-eval-*``; :func:`training.final_eval.final_evaluation`),
+    as values."""
+
+    games: int
+    """``--final-eval-games``: games against each entrant (rounded up to whole deals; 0: none)."""
+    opponents: str
+    """``--final-eval-opponents`` as given (the unavailable ones are left out when it starts)."""
+    episode: str
+    """``--final-eval-episode``: ``game`` or ``round``."""
+
+
+@dataclass(frozen=True)
+class LeagueSettings:
+    """MaskablePPO's league: its snapshots and their gate (``--snapshot-every``, ``--league-size``,
+    ``--gate-*``; :class:`training.callbacks.LeagueCallback`), as values. Whether there is one,
+    the chance of a pool seat and the members' arg-max play are the environments' (``plan.env``)."""
+
+    snapshot_every: int
+    """``--snapshot-every``: timesteps between two snapshots."""
+    size: int
+    """``--league-size``: the most snapshots in the pool (the oldest leaves)."""
+    gate_games: int
+    """``--gate-games``: episodes against each pool member before a snapshot may join."""
+    gate_margin: float
+    """``--gate-margin``: the mean placement reward against the pool a snapshot needs to join."""
 
 
 @dataclass(frozen=True)
@@ -183,11 +275,16 @@ class Plan:
     """A run resolved: what :func:`training.train.train` and its phases read."""
 
     args: Args
-    """The arguments after ``--resume`` and the defaults (never changed afterwards)."""
+    """The arguments after ``--resume`` and the defaults, as stored (``args.json``, the checkpoints):
+    the rest of training reads the values below."""
+    algo: str
+    """``--algo``: the learner, ``ppo`` or ``maskable_ppo``."""
     run_dir: Path
     meta: dict | None
     """The resumed checkpoint's metadata (``None``: a new run)."""
     rules: Rules
+    rule_options: tuple[str, ...]
+    """``--set`` as given: the rule options on top of the preset."""
     kind: str
     """The training environments: ``batched``, ``dummy`` or ``subproc``."""
     n_envs: int
@@ -195,17 +292,25 @@ class Plan:
     collect_envs: int
     """Environments of the imitation phase."""
     torch_threads: int
+    """Torch threads of training (the lean learner's update; its rollout takes one)."""
     eval_workers: int
     """Processes of the final evaluation."""
     total: int | None
     """Timesteps to reach (``None``: the time budget only)."""
     budget: float | None
     """The wall-clock budget in seconds (``None``: the timesteps only)."""
+    checkpoint_every: int
+    """``--checkpoint-every``: timesteps between two writes of the checkpoint (0: at the end only)."""
+    progress: bool
+    """``--progress``: show progress bars."""
     mix: tuple[tuple[str, float], ...]
-    eval_mix: tuple[tuple[str, float], ...]
     env: EnvSpec
     ppo: PPOSettings
+    model: ModelSettings
     imitation: ImitationSettings
+    evaluation: EvalSettings
+    final_evaluation: FinalEvalSettings
+    league: LeagueSettings
     seeds: Seeds
 
     @property
@@ -227,9 +332,7 @@ def make_plan(args: Args, given: set[str]) -> Plan:
     strict = "opponents" in given or args.opponents != config.defaults(args).get("opponents", Args.opponents)
     mix = tuple(config.filter_available(agent_mix(args), rules, "opponents", strict))
     args = _resolve_agents(args, given, rules, new_run=meta is None)
-    eval_mix = ()
-    if args.eval_every:
-        eval_mix = tuple(config.filter_available(parse_mix(args.eval_opponents), rules, "eval opponents", False))
+    evaluation = eval_settings(args, rules)
     cores = available_cpus()
     n_envs = args.n_envs or cores
     total = args.total_timesteps
@@ -237,9 +340,11 @@ def make_plan(args: Args, given: set[str]) -> Plan:
         total = DEFAULT_TIMESTEPS
     return Plan(
         args=args,
+        algo=args.algo,
         run_dir=run_dir,
         meta=meta,
         rules=rules,
+        rule_options=tuple(args.set),
         kind=kind,
         n_envs=n_envs,
         collect_envs=min(n_envs, COLLECT_ENVS[kind]),
@@ -247,11 +352,23 @@ def make_plan(args: Args, given: set[str]) -> Plan:
         eval_workers=min(n_envs, cores),
         total=total,
         budget=args.minutes * 60.0 if args.minutes is not None else None,
+        checkpoint_every=args.checkpoint_every,
+        progress=args.progress,
         mix=mix,
-        eval_mix=eval_mix,
         env=env_spec(args, rules, mix),
         ppo=ppo_settings(args),
+        model=model_settings(args),
         imitation=imitation_settings(args),
+        evaluation=evaluation,
+        final_evaluation=FinalEvalSettings(
+            games=args.final_eval_games, opponents=args.final_eval_opponents, episode=args.final_eval_episode
+        ),
+        league=LeagueSettings(
+            snapshot_every=args.snapshot_every,
+            size=args.league_size,
+            gate_games=args.gate_games,
+            gate_margin=args.gate_margin,
+        ),
         seeds=Seeds(args.seed, int((meta or {}).get("segment", -1)) + 1),
     )
 
@@ -305,6 +422,30 @@ def env_spec(args: Args, rules: Rules, mix) -> EnvSpec:
 def ppo_settings(args: Args) -> PPOSettings:
     """The values the lean learner's rollouts and updates read."""
     return PPOSettings(**{f.name: getattr(args, f.name) for f in dataclasses.fields(PPOSettings)})
+
+
+def model_settings(args: Args) -> ModelSettings:
+    """The values a new run's network is made of."""
+    return ModelSettings(
+        net_arch=tuple(config.net_arch(args.net_arch)),
+        activation=args.activation,
+        action_features=args.action_features,
+        score_features=args.score_features,
+        advice=args.advice,
+        advice_scale=args.advice_scale,
+        init=args.init,
+        device=args.device,
+    )
+
+
+def eval_settings(args: Args, rules: Rules) -> EvalSettings:
+    """The values the periodic evaluation reads (its opponents checked only when it runs)."""
+    opponents = ()
+    if args.eval_every:
+        opponents = tuple(config.filter_available(parse_mix(args.eval_opponents), rules, "eval opponents", False))
+    return EvalSettings(
+        every=args.eval_every, games=args.eval_games, opponents=opponents, episode=args.eval_episode or "game"
+    )
 
 
 def imitation_settings(args: Args) -> ImitationSettings:

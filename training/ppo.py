@@ -88,7 +88,7 @@ from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
 from training.envs import hand_potential_weights
 from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
-from training.plan import Plan, PPOSettings, make_plan
+from training.plan import ModelSettings, Plan, PPOSettings, make_plan
 from training.plots import plot_learning_curve
 
 
@@ -125,10 +125,10 @@ def make_policy(
     )
 
 
-def run_policy(args: Args, rules):
-    """The untrained network of a run's arguments (:func:`make_policy`)."""
-    advice_scale = args.advice_scale if args.advice else None
-    return make_policy(rules, config.net_arch(args.net_arch), advice_scale, args.activation, args.score_features)
+def run_policy(model: ModelSettings, rules):
+    """The untrained network of a run (:func:`make_policy`)."""
+    advice_scale = model.advice_scale if model.advice else None
+    return make_policy(rules, list(model.net_arch), advice_scale, model.activation, model.score_features)
 
 
 def head_weights(policy, rows: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -492,25 +492,30 @@ def evaluate(policy, rules, opponent: str, games: int, seed: int, advice: str | 
 
 
 # -- saving ------------------------------------------------------------------------------
-def save_play_file(policy, rules, path: Path, timesteps: int, args: Args) -> None:
-    """The play file (:mod:`agents.play_format`) of the policy: ``agents.load`` reads it."""
+def save_play_file(policy, rules, path: Path, timesteps: int, training: dict) -> None:
+    """The play file (:mod:`agents.play_format`) of the policy, ``training`` what it records of
+    the run (:func:`play_training`, its ``advice`` the advisor the agent asks): ``agents.load`` reads it."""
     from agents.checkpoint import atomic_write_bytes
     from agents.networks import describe_policy
     from agents.play_format import play_bytes, play_metadata
 
-    training = {
-        "algorithm": "ppo (training/ppo.py)",
-        "opponents": args.opponents,
-        "reward": args.reward,
-        "episode": args.episode,
-        "advice": args.advice or None,
-        "pretrain": args.pretrain or None,
-        "init": args.init or None,
-        "run_name": path.parent.name,
-    }
-    advice = args.advice or None
+    advice = training["advice"]
     meta = play_metadata(rules, describe_policy(policy), advice=advice, timesteps=timesteps, training=training)
     atomic_write_bytes(path, play_bytes(meta, policy.state_dict()))
+
+
+def play_training(plan: Plan) -> dict:
+    """What a run's play file records of its training (:func:`save_play_file`)."""
+    return {
+        "algorithm": "ppo (training/ppo.py)",
+        "opponents": plan.ppo.opponents,
+        "reward": plan.ppo.reward,
+        "episode": plan.ppo.episode,
+        "advice": plan.model.advice or None,
+        "pretrain": plan.imitation.teacher or None,
+        "init": plan.model.init or None,
+        "run_name": plan.run_dir.name,
+    }
 
 
 def initial_weights(path: Path, policy) -> dict:
@@ -530,10 +535,12 @@ def initial_weights(path: Path, policy) -> dict:
     return weights
 
 
-def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict], args: Args) -> None:
+def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict], arguments: dict) -> None:
+    """``checkpoint.pt``: the network, the optimiser, the counters, the past selves and the run's
+    stored ``arguments`` (``args.json``'s)."""
     tmp = path.with_suffix(".tmp")
     saved = {"policy": policy.state_dict(), "optimizer": optimizer.state_dict(), "state": state, "pool": pool}
-    torch.save({**saved, "args": dataclasses.asdict(args)}, tmp)
+    torch.save({**saved, "args": arguments}, tmp)
     tmp.replace(path)
 
 
@@ -747,9 +754,9 @@ def log_evaluation(policy, plan: Plan, state: dict) -> dict[str, float]:
     policy.set_training_mode(False)
     torch.set_num_threads(1)
     rows, rates = [], {}
-    for k, (opp, _) in enumerate(plan.eval_mix):
+    for k, (opp, _) in enumerate(plan.evaluation.opponents):
         seed = plan.seeds.periodic_evaluation + k
-        wins, n, unfinished = evaluate(policy, plan.rules, opp, plan.args.eval_games, seed, plan.args.advice)
+        wins, n, unfinished = evaluate(policy, plan.rules, opp, plan.evaluation.games, seed, plan.model.advice)
         lo, hi = wilson(wins, n)
         rates[opp] = wins / n
         rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi, unfinished])
@@ -804,9 +811,8 @@ def starting_point(policy, optimizer, plan: Plan, advisor=None) -> tuple[dict, d
     """The run's counters, and its checkpoint when resuming, with the network and optimiser
     set as the segment starts: from the checkpoint when resuming, else from ``--init`` and
     then ``--pretrain`` (:func:`training.imitation.imitation_pretrain`)."""
-    args = plan.args
     state = {"timesteps": 0, "elapsed": 0.0, "segment": plan.segment, "next_eval": 0}
-    state.update(next_snapshot=args.pool_every, next_checkpoint=args.checkpoint_every)
+    state.update(next_snapshot=plan.ppo.pool_every, next_checkpoint=plan.checkpoint_every)
     saved = None
     if plan.meta is not None:
         saved = read_ppo_checkpoint(
@@ -816,12 +822,22 @@ def starting_point(policy, optimizer, plan: Plan, advisor=None) -> tuple[dict, d
         optimizer.load_state_dict(saved["optimizer"])
         state = {**state, **saved["state"], "segment": plan.segment}
         return state, saved
-    if args.init:
-        policy.load_state_dict(initial_weights(Path(args.init), policy))
+    if plan.model.init:
+        policy.load_state_dict(initial_weights(Path(plan.model.init), policy))
     if plan.imitation.teacher:
         torch.set_num_threads(plan.torch_threads)  # the fit is an update: its threads
         imitation_pretrain(policy, plan)
     return state, None
+
+
+def write_arguments(plan: Plan) -> dict:
+    """The run's directory made and, for a new run, its ``args.json`` written; the run's stored
+    arguments (``args.json``'s, and every checkpoint's)."""
+    arguments = dataclasses.asdict(plan.args)
+    plan.run_dir.mkdir(parents=True, exist_ok=True)
+    if plan.meta is None:
+        (plan.run_dir / "args.json").write_text(json.dumps(arguments, indent=1) + "\n")
+    return arguments
 
 
 def train(plan: Plan) -> dict:
@@ -832,50 +848,51 @@ def train(plan: Plan) -> dict:
 
     from agents.advice import make_advisor
 
-    args, rules, run_dir = plan.args, plan.rules, plan.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if plan.meta is None:
-        (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1) + "\n")
+    settings, rules, run_dir = plan.ppo, plan.rules, plan.run_dir
+    arguments = write_arguments(plan)
     torch.manual_seed(plan.seeds.training)  # the network's initial weights
-    policy = run_policy(args, rules)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
-    advisor = make_advisor(args.advice, rules, seed=plan.seeds.advice) if args.advice else None
+    policy = run_policy(plan.model, rules)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=settings.learning_rate, eps=1e-5)
+    advisor = make_advisor(plan.model.advice, rules, seed=plan.seeds.advice) if plan.model.advice else None
     clock = time.perf_counter()
     state, saved = starting_point(policy, optimizer, plan, advisor)
     start_elapsed, first_step = state["elapsed"], state["timesteps"]
     generator = torch.Generator().manual_seed(plan.seeds.sampling)
-    past = PastSelves(args.pool_size, plan.seeds.pool, advisor)
+    past = PastSelves(settings.pool_size, plan.seeds.pool, advisor)
     monitor = run_dir / "monitor" / f"{plan.segment:02d}"  # a file per kind of game and segment, as MaskablePPO's
-    streams = make_streams(rules, plan.ppo, plan.n_envs, policy, past, saved, plan.seeds.environments, monitor)
-    hand_weights = torch.as_tensor(hand_potential_weights(rules, args.shaping), dtype=torch.float32)
+    streams = make_streams(rules, settings, plan.n_envs, policy, past, saved, plan.seeds.environments, monitor)
+    hand_weights = torch.as_tensor(hand_potential_weights(rules, plan.env.shaping), dtype=torch.float32)
     writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
 
     def save() -> None:
         pool = [m.state_dict() for m, _ in past.members]
-        save_checkpoint(run_dir / PPO_CHECKPOINT, policy, optimizer, state, pool, args)
-        save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], args)
+        save_checkpoint(run_dir / PPO_CHECKPOINT, policy, optimizer, state, pool, arguments)
+        save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], play_training(plan))
 
     budget = plan.budget if plan.budget is not None else math.inf
     total = plan.total if plan.total is not None else math.inf
-    steps = plan.n_envs * args.n_steps
-    print(f"run: {run_dir}; PPO vs {args.opponents}, {plan.n_envs} games x {args.n_steps} steps a rollout", flush=True)
+    steps = plan.n_envs * settings.n_steps
+    print(
+        f"run: {run_dir}; PPO vs {settings.opponents}, {plan.n_envs} games x {settings.n_steps} steps a rollout",
+        flush=True,
+    )
     timing, rollout = {"rollout": 0.0, "update": 0.0}, None
     state["elapsed"] = start_elapsed + time.perf_counter() - clock
     while state["timesteps"] < total and state["elapsed"] < budget:
-        if args.eval_every and state["timesteps"] >= state["next_eval"]:
+        if plan.evaluation.every and state["timesteps"] >= state["next_eval"]:
             for opp, rate in log_evaluation(policy, plan, state).items():
                 writer.add_scalar(f"eval/{opp}_game_win_rate", rate, state["timesteps"])
-            state["next_eval"] = state["timesteps"] + args.eval_every
+            state["next_eval"] = state["timesteps"] + plan.evaluation.every
         t0 = time.perf_counter()
         policy.set_training_mode(False)
         torch.set_num_threads(1)  # small matrix products: one thread is fastest
-        rollout = collect(policy, streams, args.n_steps, generator, args.gamma, advisor)
-        adv = advantages(policy, rollout, streams, hand_weights, plan.ppo)
+        rollout = collect(policy, streams, settings.n_steps, generator, settings.gamma, advisor)
+        adv = advantages(policy, rollout, streams, hand_weights, settings)
         t1 = time.perf_counter()
         policy.set_training_mode(True)
         torch.set_num_threads(plan.torch_threads)
-        actor = state["timesteps"] >= args.value_warmup  # the warm-up counts from the run's first step
-        losses = update(policy, optimizer, rollout, adv, plan.ppo, generator, actor)
+        actor = state["timesteps"] >= settings.value_warmup  # the warm-up counts from the run's first step
+        losses = update(policy, optimizer, rollout, adv, settings, generator, actor)
         t2 = time.perf_counter()
         timing["rollout"] += t1 - t0
         timing["update"] += t2 - t1
@@ -885,11 +902,11 @@ def train(plan: Plan) -> dict:
         log_scalars(writer, state["timesteps"], losses, steps / (t2 - t0))
         if past.members and state["timesteps"] >= state["next_snapshot"]:
             past.add(policy)
-            state["next_snapshot"] = state["timesteps"] + args.pool_every
+            state["next_snapshot"] = state["timesteps"] + settings.pool_every
         if state["timesteps"] >= state["next_checkpoint"]:
             save()
-            state["next_checkpoint"] = state["timesteps"] + args.checkpoint_every
-    if args.eval_every:
+            state["next_checkpoint"] = state["timesteps"] + plan.checkpoint_every
+    if plan.evaluation.every:
         log_evaluation(policy, plan, state)
     save()
     writer.close()
@@ -900,7 +917,7 @@ def train(plan: Plan) -> dict:
         "seconds": time.perf_counter() - clock,
         "rollout_seconds": timing["rollout"],
         "update_seconds": timing["update"],
-        "flops_per_step": flops_per_step(policy, rollout, args.n_epochs, args.batch_size),
+        "flops_per_step": flops_per_step(policy, rollout, settings.n_epochs, settings.batch_size),
     }
 
 
@@ -923,16 +940,15 @@ def run(plan: Plan) -> int:
         return 130
     finally:
         signal.signal(signal.SIGTERM, old_term)
-    args = plan.args
-    rules = plan.rules
+    rules, settings = plan.rules, plan.ppo
     title = f"lean PPO on Yaniv — {rules.name}, {rules.num_players} players ({plan.run_dir.name})"
     plot = plot_learning_curve(
-        plan.run_dir, plan.run_dir / "learning_curve.png", title, f"{args.reward}, per {args.episode}"
+        plan.run_dir, plan.run_dir / "learning_curve.png", title, f"{settings.reward}, per {settings.episode}"
     )
     print(f"trained {result['steps']:,} steps in {result['seconds'] / 60:.1f} min this session")
     if plot:
         print(f"learning curve: {plot}")
-    if args.final_eval_games <= 0:
+    if plan.final_evaluation.games <= 0:
         return 0
     return final_evaluation(plan, plan.run_dir / "model.safetensors")
 

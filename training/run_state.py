@@ -17,11 +17,12 @@ class Run:
     """State of one training run: directories, league, evaluation log, budget."""
 
     def __init__(self, plan: Plan):
-        self.args = plan.args
+        self.args = plan.args  # the stored arguments of its checkpoints' metadata, nothing else
+        self.env = plan.env
         self.dir = plan.run_dir
         self.rules = plan.rules
         meta = plan.meta or {}
-        self.league = League.from_dict(meta.get("league"), size=plan.args.league_size)
+        self.league = League.from_dict(meta.get("league"), size=plan.league.size)
         self.elapsed_before = float(meta.get("elapsed_seconds", 0.0))
         self.segment = plan.segment
         self.t0 = time.time()
@@ -42,13 +43,13 @@ class Run:
             timesteps=model.num_timesteps,
             args=dataclasses.asdict(self.args),
             league=self.league.to_dict(),
-            episode=self.args.episode,
-            reward=self.args.reward,
+            episode=self.env.episode,
+            reward=self.env.reward,
             elapsed_seconds=round(self.elapsed, 3),
             segment=self.segment,
             run_name=self.dir.name,
             pretrain=self.pretrain,
-            advice=self.args.advice or None,
+            advice=self.env.advice or None,
         )
 
     def save(self, model, path: Path | None = None) -> Path:

@@ -134,7 +134,7 @@ from torch import nn
 
 from agents.advice import AdvisedPolicy
 from agents.trained import ActionFeaturePolicy, export_for_play, load_model, rules_to_dict
-from training import callbacks, config, ppo
+from training import callbacks, ppo
 from training.args import ConfigError
 from training.envs import make_train_venv
 from training.final_eval import final_evaluation
@@ -166,7 +166,7 @@ def run(plan: Plan) -> int:
         from agents.evaluation.batched_runner import compile_kernels  # loads Numba: only for the batched engine
 
         compile_kernels(plan.rules, announce=True, search=plan.meta is None and plan.imitation.teacher == "search_fast")
-    if plan.args.algo == "ppo":
+    if plan.algo == "ppo":
         return ppo.run(plan)
     (plan.run_dir / "monitor").mkdir(parents=True, exist_ok=True)
     run_state = Run(plan)
@@ -192,59 +192,73 @@ def run(plan: Plan) -> int:
     return finish(plan, run_state, model, done, time.time() - ppo_start)
 
 
+#: The PPO hyperparameters a new MaskablePPO is given (:class:`training.plan.PPOSettings`' shared ones).
+MASKABLE_PPO_HYPERPARAMETERS = (
+    "learning_rate",
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "gamma",
+    "gae_lambda",
+    "clip_range",
+    "ent_coef",
+    "vf_coef",
+    "max_grad_norm",
+)
+
+
 def build_model(plan: Plan, run_state: Run, venv) -> MaskablePPO:
     """The resumed checkpoint's model, or a new MaskablePPO of the plan's network."""
-    args, seed = plan.args, plan.seeds.training
+    net, seed = plan.model, plan.seeds.training
     tb = str(plan.run_dir / "tb")  # TensorBoard: tensorboard --logdir runs
     if plan.meta is not None:
         # the checkpoint of the run the user asked to resume: their own file
-        model = load_model(run_state.checkpoint_path, trusted=True, for_training=True, env=venv, device=args.device)
+        model = load_model(run_state.checkpoint_path, trusted=True, for_training=True, env=venv, device=net.device)
         model.tensorboard_log = tb
         model.set_random_seed(seed)
         return model
-    arch = config.net_arch(args.net_arch)
+    arch = list(net.net_arch)
     activations = {"relu": nn.ReLU, "tanh": nn.Tanh}
-    policy_kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activations[args.activation]}
-    if args.action_features:
+    policy_kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activations[net.activation]}
+    if net.action_features:
         policy_kwargs["action_rules"] = rules_to_dict(plan.rules)
-    if args.score_features:
+    if net.score_features:
         policy_kwargs["score_features"] = True
-    policy = ActionFeaturePolicy if args.action_features else "MlpPolicy"
-    if args.advice:
+    policy = ActionFeaturePolicy if net.action_features else "MlpPolicy"
+    if net.advice:
         policy = AdvisedPolicy
-        policy_kwargs["advice_scale"] = args.advice_scale
-    ppo = {k: getattr(args, k) for k in ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda")}
-    ppo.update({k: getattr(args, k) for k in ("clip_range", "ent_coef", "vf_coef", "max_grad_norm")})
+        policy_kwargs["advice_scale"] = net.advice_scale
+    ppo = {k: getattr(plan.ppo, k) for k in MASKABLE_PPO_HYPERPARAMETERS}
     return MaskablePPO(
-        policy, venv, policy_kwargs=policy_kwargs, tensorboard_log=tb, seed=seed, device=args.device, verbose=0, **ppo
+        policy, venv, policy_kwargs=policy_kwargs, tensorboard_log=tb, seed=seed, device=net.device, verbose=0, **ppo
     )
 
 
 def title(plan: Plan) -> str:
-    house = f" with {', '.join(plan.args.set)}" if plan.args.set else ""
+    house = f" with {', '.join(plan.rule_options)}" if plan.rule_options else ""
     rules = plan.rules
-    return f"MaskablePPO on {get_game(plan.args.game).title} — {rules.name}{house}, {rules.num_players} players"
+    return f"MaskablePPO on {get_game(plan.env.game).title} — {rules.name}{house}, {rules.num_players} players"
 
 
 def announce(plan: Plan, done: int) -> None:
     """What the run will do: the game, the opponents, the budget, the environments."""
-    args = plan.args
+    env, final = plan.env, plan.final_evaluation
     print(f"run: {plan.run_dir}")
     print(
-        f"{title(plan)}; {args.episode} episodes, {args.reward} reward; opponents {format_mix(list(plan.mix))}"
-        + (f" + league (p={args.league_prob})" if args.league else "")
+        f"{title(plan)}; {env.episode} episodes, {env.reward} reward; opponents {format_mix(list(plan.mix))}"
+        + (f" + league (p={env.league_prob})" if env.league else "")
     )
     budget_text = []
     if plan.total is not None:
         budget_text.append(f"{plan.total:,} timesteps")
     if plan.budget is not None:
-        budget_text.append(f"{args.minutes:g} min wall clock (imitation, PPO and periodic evaluations)")
+        budget_text.append(f"{plan.budget / 60:g} min wall clock (imitation, PPO and periodic evaluations)")
     print(
         f"budget: {' or '.join(budget_text)}; {plan.n_envs} envs ({plan.kind}), "
         f"{plan.torch_threads} torch threads" + (f"; resuming at {done:,} timesteps" if done else "")
     )
-    if args.final_eval_games > 0:
-        print(f"then a final evaluation: {args.final_eval_games} games against each of {args.final_eval_opponents}")
+    if final.games > 0:
+        print(f"then a final evaluation: {final.games} games against each of {final.opponents}")
 
 
 def learn(plan: Plan, run_state: Run, model, venv) -> int:
@@ -292,15 +306,14 @@ def finish(plan: Plan, run_state: Run, model, done: int, ppo_seconds: float) -> 
         f"(this session: {model.num_timesteps - done:,} PPO steps in {ppo_seconds / 60:.1f} min, {rate:.0f} steps/s)"
     )
     note = f", after imitating {run_state.pretrain['agent']!r}" if run_state.pretrain else ""
-    args = plan.args
     curve_title = f"{title(plan)} ({run_dir.name}{note})"
     plot = plot_learning_curve(
-        run_dir, run_dir / "learning_curve.png", curve_title, f"{args.reward}, per {args.episode}"
+        run_dir, run_dir / "learning_curve.png", curve_title, f"{plan.env.reward}, per {plan.env.episode}"
     )
     print(f"model: {model_path}")
     print(f"checkpoint: {ckpt}")
     if plot:
         print(f"learning curve: {plot}")
-    if args.final_eval_games <= 0:
+    if plan.final_evaluation.games <= 0:
         return 0
     return final_evaluation(plan, model_path)
