@@ -155,8 +155,7 @@ def lot(n: int, key: int) -> int:
 def agent_seed(game_seed: int, seat: int) -> int:
     """The seed of the agent sitting at ``seat`` in the game played with ``game_seed``: every
     evaluation, ``yaniv play`` and ``yaniv serve`` seat their agents with it."""
-    state = np.random.SeedSequence([int(game_seed), int(seat), 0xA6E7]).generate_state(1, np.uint64)
-    return int(state[0] >> np.uint64(1))
+    return _seat_seed(game_seed, seat, 0xA6E7)
 
 
 def opponent_seed(seed: int, seat_index: int) -> int:
@@ -164,5 +163,11 @@ def opponent_seed(seed: int, seat_index: int) -> int:
     of an environment's episode reset with ``seed`` (the Gymnasium environments and the
     batched learner games, :mod:`yaniv_env.core.opponents`): a stream of its own, as
     :func:`agent_seed`'s, apart from it."""
-    state = np.random.SeedSequence([int(seed), int(seat_index), 0x0990]).generate_state(1, np.uint64)
+    return _seat_seed(seed, seat_index, 0x0990)
+
+
+def _seat_seed(seed: int, seat: int, tag: int) -> int:
+    """A 63-bit seed drawn by ``numpy.random.SeedSequence([seed, seat, tag])``: one stream per
+    ``tag``."""
+    state = np.random.SeedSequence([int(seed), int(seat), tag]).generate_state(1, np.uint64)
     return int(state[0] >> np.uint64(1))
