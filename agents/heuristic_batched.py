@@ -54,6 +54,7 @@ __all__ = [
     "heuristic_plans",
     "weights",
     "compile_once",
+    "HEURISTIC_KERNELS",
 ]
 
 #: Tunable weights of :class:`HeuristicAgent` (override any with a keyword option).
@@ -1246,6 +1247,11 @@ def _decide_range(
         if act != -1:
             out[b] = act
 
+
+#: The heuristic agents' Numba kernels (``cache=True``), for checks of Numba's cache before
+#: their first use (:func:`yaniv_env.yaniv.batched.engine.cache_is_cold`), as
+#: :data:`~yaniv_env.yaniv.batched.engine.ENGINE_KERNELS` are the engine's.
+HEURISTIC_KERNELS = (_decide_range,)
 
 #: Fewest rows per thread worth a thread of its own.
 MIN_ROWS_PER_THREAD = 32

@@ -287,7 +287,7 @@ class SearchAgent(AgentBase):
         """The move :meth:`act` makes and, at a searched decision, the mean rollout value
         (points, higher is better) of each first move searched (its best plan's), as
         ``{"kind": "values", "actions": [...], "values": [...]}``; ``None`` where the
-        heuristic decided alone (for replays: :func:`yaniv_env.tools.replay.decide`)."""
+        heuristic decided alone (for replays: :func:`yaniv_env.yaniv.records.decide`)."""
         action = self.act(observation, action_mask)
         searched = self.searched_values.get(0)
         return action, None if searched is None else values_note(*searched)

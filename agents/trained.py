@@ -141,7 +141,7 @@ class TrainedAgent:
     def act_annotated(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict]:
         """The move :meth:`act` makes (the same generator draws) and the policy's
         probability of each legal move (``{"kind": "probabilities", "actions": [...],
-        "values": [...]}``), for replays (:func:`yaniv_env.tools.replay.decide`)."""
+        "values": [...]}``), for replays (:func:`yaniv_env.yaniv.records.decide`)."""
         logits = self.logits(observation, action_mask)
         action = self._choose(logits)
         legal = np.flatnonzero(np.isfinite(logits))

@@ -27,7 +27,7 @@ import json, os, resource, signal, sys, traceback
 
 import agents
 from agents import checkpoint
-from yaniv_env.tools import replay
+from yaniv_env.yaniv import records
 
 extra, seconds = int(sys.argv[1]), int(sys.argv[2])
 
@@ -43,7 +43,7 @@ def alarm(signum, frame):
 LOADERS = {
     "agent": lambda path: agents.load(path),
     "metadata": checkpoint.read_metadata,
-    "replay": replay.load,
+    "replay": records.load,
 }
 # import what loading imports lazily (torch's operators, Stable-Baselines3) before the caps:
 # an import interrupted by the alarm would leave torch half initialised for the next cases
@@ -73,7 +73,7 @@ for line in sys.stdin:
 def load_capped(cases: list[tuple[str, Path]], *, extra_bytes: int = EXTRA_BYTES, seconds: int = 20) -> list[dict]:
     """How each ``(loader, path)`` of ``cases`` ended (``loader``: ``agent`` for
     ``agents.load`` untrusted, ``metadata`` for ``agents.checkpoint.read_metadata``,
-    ``replay`` for ``yaniv_env.tools.replay.load``), in order: dicts with ``end`` and ``message``.
+    ``replay`` for ``yaniv_env.yaniv.records.load``), in order: dicts with ``end`` and ``message``.
     A batch that dies or hangs reports ``failed`` for the cases it did not finish."""
     stdin = "".join(json.dumps([kind, str(path)]) + "\n" for kind, path in cases)
     try:

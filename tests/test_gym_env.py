@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import yaniv_env  # noqa: F401  (registers yaniv_env/Yaniv-v0)
-from yaniv_env.core.opponents import opponent_seed
+from yaniv_env.core.seeding import agent_seed, opponent_seed
 from yaniv_env.yaniv import engine
 from yaniv_env.yaniv.cards import parse_cards
 from yaniv_env.yaniv.gym_env import YanivGymEnv
@@ -295,6 +295,17 @@ def test_a_seeded_reset_reseeds_the_mix_not_the_pool():
     assert mixed.seeds == seeds and member.seeds == []  # one agent at both seats, reset for each
     env.reset()
     assert mixed.seeds == seeds
+
+
+def test_opponent_seeds_are_a_stream_of_their_own():
+    """An opponent's seed is a SeedSequence draw of the episode's seed and its seat, apart from
+    the agents' seeds of an evaluation and from the seeds of other games (a vector of games
+    seeded s, s + 1, ...)."""
+    seeds = {opponent_seed(s, i) for s in range(200) for i in range(4)}
+    assert len(seeds) == 800 and all(0 <= x < 2**63 for x in seeds)
+    assert opponent_seed(7, 1) == opponent_seed(7, 1)
+    assert not seeds & {agent_seed(s, i) for s in range(200) for i in range(4)}
+    assert not seeds & set(range(10**6))
 
 
 # -- the learner's seat, rewards, termination -------------------------------------------

@@ -26,7 +26,7 @@ from agents.networks import (  # noqa: E402
     score_features_size,
 )
 from training.cli import train as T  # noqa: E402
-from yaniv_env.tools.replay import rules_to_dict  # noqa: E402
+from yaniv_env.core.game import rules_to_dict  # noqa: E402
 from yaniv_env.yaniv import engine  # noqa: E402
 from yaniv_env.yaniv.cards import YANIV_VALUE  # noqa: E402
 from yaniv_env.yaniv.observation import ObservationLayout  # noqa: E402

@@ -27,7 +27,7 @@ from agents.batched import BatchedGreedy, BatchedHeuristic, BatchedRandom, Batch
 from agents.evaluation.entrants import build_agent
 from agents.evaluation.loop import Game, games_of, play_games
 from agents.evaluation.records import GameRecord, game_outs, game_record
-from agents.heuristic_batched import _decide_range
+from agents.heuristic_batched import HEURISTIC_KERNELS
 from yaniv_env.core.policies import batched_policy
 from yaniv_env.core.seeding import agent_seed
 from yaniv_env.core.streams import agent_key
@@ -54,7 +54,7 @@ def compile_kernels(rules: Rules, announce: bool = False, search: bool = False) 
     ``search``: also the rollout kernel of ``search_fast`` (an imitation teacher)."""
     if (rules, search) in _compiled:
         return
-    cold = announce and cache_is_cold(*ENGINE_KERNELS, _decide_range)
+    cold = announce and cache_is_cold(*ENGINE_KERNELS, *HEURISTIC_KERNELS)
     with compile_notice("the batched engine and agents") if cold else contextlib.nullcontext():
         eng = BatchedYaniv(rules, num_envs=1, seed=0)
         masks, obs = eng.legal_masks(), eng.observations()

@@ -26,7 +26,7 @@ from agents.evaluation.runner import make_runner, run_jobs
 from agents.evaluation.schedule import game_count_problem, schedule
 from agents.evaluation.stats import entrant_statistics
 from yaniv_env.games import game_of, get_game
-from yaniv_env.tools.replay import save as save_replay
+from yaniv_env.yaniv.records import save as save_replay
 from yaniv_env.yaniv.rules import Rules
 
 #: The engines that can play an evaluation (``engine=``, ``yaniv eval --engine``).
@@ -219,7 +219,7 @@ def game_replay(
     """The replay record of game ``index`` (0-based, the order of ``EvalResult.records``)
     of the evaluation (or league: the same schedule) that these arguments play: that game
     alone, played again from its deal seed and seating (every game depends only on them),
-    with the agents' annotations (:func:`yaniv_env.tools.replay.decide`). Yaniv only.
+    with the agents' annotations (:func:`yaniv_env.yaniv.records.decide`). Yaniv only.
     ``ValueError`` for an index outside the evaluation."""
     rules = _common_checks(rules, num_players, games, 1, episode, None, save_replays=True)
     labels, specs = parse_entrants(entrants)

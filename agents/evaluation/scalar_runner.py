@@ -15,8 +15,8 @@ from agents.evaluation.loop import Game, games_of, play_games
 from agents.evaluation.records import GameRecord, game_outs, game_record
 from yaniv_env.core.seeding import agent_seed
 from yaniv_env.games import game_of
-from yaniv_env.tools.replay import decide, make_record
 from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.records import decide, make_record
 
 
 class ScalarRunner:

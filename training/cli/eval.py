@@ -20,7 +20,7 @@ from agents.evaluation import ENGINES, EvalResult, evaluate, game_replay, league
 from agents.evaluation.entrants import load_trusted, split_agents
 from training.rllib.shards import RayExecutor
 from yaniv_env.games import GAMES
-from yaniv_env.tools.replay import save as save_replay
+from yaniv_env.yaniv.records import save as save_replay
 from yaniv_env.yaniv.rules import PRESETS
 
 

@@ -49,8 +49,9 @@ from gymnasium import spaces
 
 from .aec import RENDER_FPS, RENDER_MODES
 from .ids import is_int
-from .opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, opponent_seed, pool_probability
+from .opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, pool_probability
 from .policies import Policy, as_policy
+from .seeding import opponent_seed
 
 OpponentSpec = Any  # a registered name, a Policy, or a callable (observation, mask) -> int
 

@@ -2,7 +2,7 @@
 before anything is built from it.
 
 The formats (play files, :mod:`agents.play_format`; training checkpoints,
-:mod:`agents.checkpoint`; replays, :mod:`yaniv_env.tools.replay`; demonstrations,
+:mod:`agents.checkpoint`; game records, :mod:`yaniv_env.yaniv.records`; demonstrations,
 :mod:`training.imitation`) keep their own size limits as named constants; the readers they
 share live here, one implementation each:
 

@@ -6,7 +6,7 @@ batched learner games (:class:`yaniv_env.yaniv.batched.envs.LearnerGames`), so t
 draw from the same distribution (and, from generators in the same state, the same
 opponents); both read an ``opponent_mix`` with :func:`mix_weights`, a pool's probability
 with :func:`pool_probability` and name what they seat with :func:`opponent_label`. They
-also seed their opponents alike (:func:`opponent_seed`), and redeal an episode that the
+also seed their opponents alike (:func:`yaniv_env.core.seeding.opponent_seed`), and redeal an episode that the
 opponents end before the learner's first decision at most :data:`MAX_REDEALS` times.
 """
 
@@ -20,12 +20,6 @@ import numpy as np
 #: Deals tried per reset before giving up, when the opponents keep ending the episode before
 #: the learner's first decision.
 MAX_REDEALS = 100
-
-
-def opponent_seed(seed: int, seat_index: int) -> int:
-    """The seed of the opponent in the ``seat_index``-th other seat (0-based, in seat order)
-    of an episode reset with ``seed``."""
-    return seed * 1000 + seat_index + 1
 
 
 def opponent_label(spec: Any) -> str:
@@ -84,6 +78,5 @@ __all__ = [
     "draw_opponents",
     "mix_weights",
     "opponent_label",
-    "opponent_seed",
     "pool_probability",
 ]

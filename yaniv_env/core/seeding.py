@@ -28,6 +28,11 @@ below ``n`` by the multiply-shift of its high 32 bits (bias below ``n / 2**32``)
 
 The functions use only integer arithmetic on Python ints and ``uint64`` arrays, so the
 batched engine compiles the same formulas and deals exactly the same cards.
+
+The players' seeds are streams of their own: :func:`agent_seed` (the agents of an
+evaluation, ``yaniv play`` and ``yaniv serve``) and :func:`opponent_seed` (the opponents of
+an environment reset with a seed), each a ``numpy.random.SeedSequence`` of the seed, the
+seat and a tag of its own.
 """
 
 from __future__ import annotations
@@ -150,5 +155,19 @@ def lot(n: int, key: int) -> int:
 def agent_seed(game_seed: int, seat: int) -> int:
     """The seed of the agent sitting at ``seat`` in the game played with ``game_seed``: every
     evaluation, ``yaniv play`` and ``yaniv serve`` seat their agents with it."""
-    state = np.random.SeedSequence([int(game_seed), int(seat), 0xA6E7]).generate_state(1, np.uint64)
+    return _seat_seed(game_seed, seat, 0xA6E7)
+
+
+def opponent_seed(seed: int, seat_index: int) -> int:
+    """The seed of the opponent in the ``seat_index``-th other seat (0-based, in seat order)
+    of an environment's episode reset with ``seed`` (the Gymnasium environments and the
+    batched learner games, :mod:`yaniv_env.core.opponents`): a stream of its own, as
+    :func:`agent_seed`'s, apart from it."""
+    return _seat_seed(seed, seat_index, 0x0990)
+
+
+def _seat_seed(seed: int, seat: int, tag: int) -> int:
+    """A 63-bit seed drawn by ``numpy.random.SeedSequence([seed, seat, tag])``: one stream per
+    ``tag``."""
+    state = np.random.SeedSequence([int(seed), int(seat), tag]).generate_state(1, np.uint64)
     return int(state[0] >> np.uint64(1))

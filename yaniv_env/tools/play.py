@@ -36,9 +36,10 @@ from ..core.seeding import agent_seed
 from ..yaniv.actions import DRAW_STOCK
 from ..yaniv.cards import JOKER, parse_card
 from ..yaniv.engine import DRAW, GAME_OVER, RoundResult, ranking
+from ..yaniv.records import make_record, save
 from ..yaniv.render import hand_name, render_table
 from ..yaniv.rules import PRESETS, Rules, get_rules
-from .replay import _ordinal, make_record, save
+from .replay import _ordinal
 
 _SUIT_LETTERS = str.maketrans({"♠": "s", "♥": "h", "♦": "d", "♣": "c"})
 

@@ -42,8 +42,8 @@ from collections.abc import Mapping
 from ...core.policies import make_policy
 from ...core.seeding import agent_seed
 from ...yaniv.engine import ranking
+from ...yaniv.records import decide, make_record
 from ...yaniv.rules import PRESETS, Rules, get_rules
-from ..replay import decide, make_record
 from .pages import page
 from .views import card_table, round_data, table_view
 

@@ -91,9 +91,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ...core.ids import is_int
-from ...core.opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, opponent_seed, pool_probability
+from ...core.opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, pool_probability
 from ...core.policies import batched_policy
-from ...core.seeding import seeded_key
+from ...core.seeding import opponent_seed, seeded_key
 from ..actions import action_table
 from ..rewards import check_reward
 from ..rules import get_rules
