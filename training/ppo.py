@@ -788,7 +788,10 @@ def log_progress(
     (``followed``, :func:`collect`) and the advice scale."""
     rollout, update_ = seconds
     value_loss, entropy, clipped = losses
-    returns = "  ".join(f"return {s.label} {np.mean(s.ended_returns[-500:] or [np.nan]):+.3f}" for s in streams)
+    returns = "  ".join(
+        f"return {s.label} " + (f"{np.mean(s.ended_returns[-500:]):+.3f}" if s.ended_returns else "(none ended yet)")
+        for s in streams
+    )
     advice = (
         "" if followed is None else f"  arg-max advised {followed:.3f}  advice scale {policy.advice_scale.item():.3f}"
     )
