@@ -175,6 +175,18 @@ def test_shipped_agents_beat_a_table_of_heuristics(preset, players, bar):
     assert rate.low > bar and (players > 2 or rate.value > 0.55), (rate.value, rate.low, rate.high)
 
 
+def _best_response_curves(tmp_path, **options) -> dict:
+    """The periodic evaluations (:func:`training.ppo.read_evaluations`) of a lean-learner run
+    against the frozen shipped agent, with ``options`` on top of one evaluation per million steps."""
+    from training import ppo
+    from training.args import Args
+    from training.plan import make_plan
+
+    given = dict(algo="ppo", opponents="ppo", eval_every=1_000_000, final_eval_games=0, output_dir=str(tmp_path))
+    given.update(options, run_name="best_response")
+    return ppo.read_evaluations(ppo.train(make_plan(Args(**given), set(given)))["run_dir"] / "eval.csv")
+
+
 @pytest.mark.slow
 def test_a_best_response_learner_learns_and_stays_below_the_shipped_agent(tmp_path):
     """The best-response measurement (docs/experiments/2026-11-27-best-response.md): the lean
@@ -183,25 +195,15 @@ def test_a_best_response_learner_learns_and_stays_below_the_shipped_agent(tmp_pa
     ``heuristic``. The measurement counts only if the learner learns: its rate against
     ``heuristic`` ends above its start beyond both intervals. Then no evaluation against
     the shipped agent has an upper bound above 0.55. About 15 minutes on a quiet machine."""
-    from training import ppo
-    from training.args import Args
-    from training.plan import make_plan
-
-    given = dict(
-        algo="ppo",
+    curves = _best_response_curves(
+        tmp_path,
         advice="none",
         pretrain="none",
-        opponents="ppo",
         total_timesteps=2_000_000,
         seed=3,
-        eval_every=1_000_000,
         eval_games=200,
         eval_opponents="ppo,heuristic",
-        final_eval_games=0,
-        output_dir=str(tmp_path),
-        run_name="best_response",
     )
-    curves = ppo.read_evaluations(ppo.train(make_plan(Args(**given), set(given)))["run_dir"] / "eval.csv")
     (*_, start_high), *_, (*_, end_low, _) = curves["heuristic"]
     assert end_low > start_high, f"the learner did not learn, so the measurement failed: {curves['heuristic']}"
     assert max(high for *_, high in curves["ppo"]) < 0.55, curves["ppo"]
@@ -215,22 +217,7 @@ def test_a_warm_best_response_learns_against_the_shipped_agent(tmp_path):
     4 M steps, evaluated every 1 M steps (400 games) against it. It must learn against the
     opponent it trains on: its best evaluation's lower bound above the step-0 upper bound. No
     evaluation's upper bound is above 0.55 at this length. About 20 minutes on a quiet machine."""
-    from training import ppo
-    from training.args import Args
-    from training.plan import make_plan
-
-    given = dict(
-        algo="ppo",
-        opponents="ppo",
-        total_timesteps=4_000_000,
-        eval_every=1_000_000,
-        eval_games=400,
-        eval_opponents="ppo",
-        final_eval_games=0,
-        output_dir=str(tmp_path),
-        run_name="warm_best_response",
-    )
-    curve = ppo.read_evaluations(ppo.train(make_plan(Args(**given), set(given)))["run_dir"] / "eval.csv")["ppo"]
+    curve = _best_response_curves(tmp_path, total_timesteps=4_000_000, eval_games=400, eval_opponents="ppo")["ppo"]
     start_high = curve[0][-1]
     assert max(low for *_, low, _ in curve) > start_high, f"the learner did not learn against its opponent: {curve}"
     assert max(high for *_, high in curve) < 0.55, curve
