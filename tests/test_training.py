@@ -73,7 +73,10 @@ def test_run_writes_checkpoint_model_plot_and_logs(run_dir):
     rows = read_csv(run_dir / "eval.csv")
     assert [int(r["timesteps"]) for r in rows] == [0, 128, 256] and "random_game_win_rate" in rows[0]
     assert json.loads((run_dir / "args.json").read_text())["seed"] == 3
-    assert meta["pretrain"]["agent"] == "greedy" and meta["pretrain"]["samples"] > 200
+    # at least the 300 decisions asked for, in whole episodes; one episode in 20 is held out
+    pretrain = meta["pretrain"]
+    assert pretrain["agent"] == "greedy" and pretrain["samples"] > 0
+    assert pretrain["samples"] + pretrain["held_out"] >= 300
     assert 0.0 <= meta["pretrain"]["train_accuracy"] <= 1.0
 
 
