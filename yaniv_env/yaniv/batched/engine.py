@@ -409,7 +409,6 @@ def first_place_shares(result: StepResult, episode: str = "game") -> np.ndarray:
     ``result`` (zeros elsewhere): a ``game`` episode's ranking when the game is over, a
     ``round`` episode's winners; ``k`` seats tied for it share it, ``1/k`` each, as the
     evaluation's game win rate counts them. A round drawn at the turn limit has no winner."""
-    B, n = result.score_delta.shape
     if episode == "round":
         first = result.winners.astype(bool) & result.round_over[:, None]
     else:
