@@ -218,6 +218,20 @@ def bench_tables(result: dict) -> str:
     return "\n\n".join(parts)
 
 
+def _lineage(training: dict) -> str:
+    """The networks a run started from (``init`` and each one's ``init_training``), newest
+    first, or random weights."""
+    steps, record = [], training
+    while record.get("init"):
+        record = record.get("init_training") or {}
+        steps.append(
+            f"run `{record.get('run_name', '?')}` (reward `{record.get('reward')}`, episode "
+            f"`{record.get('episode')}`, advisor {record.get('advice') or 'none'}, "
+            f"imitation {record.get('pretrain') or 'none'})"
+        )
+    return " ← ".join([*steps, "random weights"])
+
+
 def model_metadata(name: str) -> str:
     """A Markdown table of the play file ``agents/models/NAME.safetensors``'s metadata."""
     from agents.play_format import read_play_file
@@ -233,6 +247,8 @@ def model_metadata(name: str) -> str:
         ["network", f"`{network['policy']}`, policy {arch.get('pi')}, value {arch.get('vf')}, {network['activation']}"],
         ["observation, actions", f"{network['observation_size']} floats, {network['num_actions']} action ids"],
         ["advisor", f"`{meta['advice']}`" if meta.get("advice") else "none"],
+        ["imitation", f"`{training['pretrain']}`" if training.get("pretrain") else "none"],
+        ["started from", _lineage(training)],
         [
             "training",
             f"{training.get('algorithm', '?')}, {meta['timesteps']:,} steps, "

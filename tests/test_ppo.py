@@ -197,6 +197,20 @@ def test_episode_log_counts_every_decision_of_each_seat(tmp_path):
     assert [r["won"] > 0 for r in rows] == [r["r"] == pytest.approx(1.0) for r in rows]
 
 
+def test_the_learning_curve_drops_episodes_a_resumed_run_played_again(tmp_path):
+    """A run stopped after its last checkpoint plays the steps since that checkpoint again when
+    resumed: the curve's reader keeps the resumed segment's episodes of those steps, not both."""
+    first, second = ppo.EpisodeLog(tmp_path / "00_games"), ppo.EpisodeLog(tmp_path / "01_games")
+    for log, stamps in ((first, (0, 100, 200, 300)), (second, (200, 300))):
+        for stamp in stamps:
+            log.timesteps = stamp
+            log.write([stamp / 100], [100], ["heuristic"], [1.0])
+    rows = read_monitor(tmp_path)
+    assert [r["stamp"] for r in rows] == [0, 100, 200, 300]
+    assert [r["r"] for r in rows] == [0.0, 1.0, 2.0, 3.0] and rows[-1]["timesteps"] == 400
+    assert all(r["t"] >= second.start for r in rows[2:])  # the resumed segment's, not the first's
+
+
 def test_options_the_algorithm_does_not_use_are_refused(tmp_path):
     """An option only one learner uses, given with the other, is a ``ValueError`` naming it;
     so is a game the lean learner does not play. The help of each such option says whose it is."""
@@ -325,6 +339,20 @@ def test_init_starts_from_a_checkpoint_and_refuses_another_network(tmp_path):
     assert ppo.initial_weights(first / "model.safetensors", policy).keys() == weights.keys()
     with pytest.raises(ValueError, match="--init .*should be"):
         ppo.train(small(tmp_path, run_name="other", net_arch="32", init=str(first / "checkpoint.pt")))
+
+
+def test_a_play_file_records_the_lineage_of_its_initial_network(tmp_path):
+    """A run from ``--init`` records what that network was trained with, back to the first
+    network of its lineage, from a checkpoint or a play file alike."""
+    first = ppo.train(small(tmp_path, run_name="first"))["run_dir"]
+    second = ppo.train(small(tmp_path, run_name="second", reward="margin_outcome", init=str(first / "checkpoint.pt")))
+    third = ppo.train(small(tmp_path, run_name="third", init=str(second["run_dir"] / "model.safetensors")))
+    record = agents.load(str(third["run_dir"] / "model.safetensors")).metadata["training"]
+    lineage = [record, record["init_training"], record["init_training"]["init_training"]]
+    assert [r["run_name"] for r in lineage] == ["third", "second", "first"]
+    assert lineage[1]["reward"] == "margin_outcome" and lineage[2]["init"] is None and "init_training" not in lineage[2]
+    assert all(r["advice"] is None and r["pretrain"] is None for r in lineage)
+    assert ppo.init_training(tmp_path / "missing.pt", 8) is None
 
 
 def test_training_is_reproducible(tmp_path):

@@ -77,14 +77,18 @@ def _plays_legal_moves(bot, opponent, players: int, seeds, max_steps: int = 2**6
 
 
 def test_the_scratch_agent_learnt_without_an_advisor_or_imitation():
-    """``ppo_scratch``: the lean learner's self-play from random weights, its metadata says so;
-    it plays legal moves and refuses rules it was not trained for."""
+    """``ppo_scratch``: the lean learner's self-play from random weights, its metadata says so
+    (of every network of its lineage: a run may start from an earlier run's network); it plays
+    legal moves and refuses rules it was not trained for."""
     meta, weights = read_play_file(agents.SCRATCH_MODEL)
     assert agents.SCRATCH_MODEL.stat().st_size < 5_000_000
     assert meta["advice"] is None and meta["network"]["policy"] == "ActionFeaturePolicy"
-    training = meta["training"]
-    assert training["advice"] is None and training["pretrain"] is None and training["init"] is None
-    assert training["algorithm"].startswith("ppo") and "self" in training["opponents"]
+    lineage = [meta["training"]]
+    while lineage[-1]["init"] is not None:
+        assert lineage[-1].get("init_training"), f"{lineage[-1]['run_name']}: its initial network is not recorded"
+        lineage.append(lineage[-1]["init_training"])
+    assert all(r["advice"] is None and r["pretrain"] is None for r in lineage)
+    assert all(r["algorithm"].startswith("ppo") and "self" in r["opponents"] for r in lineage)
     assert meta["rules"]["name"] == "standard" and meta["num_players"] == 2
     _plays_legal_moves(agents.make("ppo_scratch", seed=0), agents.make("heuristic", seed=1), 2, range(2))
     with pytest.raises(ValueError, match="seven"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -15,34 +16,50 @@ from training.run_state import read_csv
 
 
 def read_monitor(monitor_dir: Path) -> list[dict]:
-    """All Monitor episodes of a run, in wall-clock order, with cumulative ``timesteps``."""
-    rows = []
+    """All Monitor episodes of a run, in wall-clock order, with cumulative ``timesteps``.
+    Files name their segment first (``00_games``, ``01_games``: the lean learner's, whose rows
+    carry the step count of their rollout): a segment's rows from at or after the step where a
+    later segment resumed are dropped, as that segment played those steps again."""
+    segments: dict[str, list[dict]] = {}
     for file in sorted(Path(monitor_dir).glob("*.monitor.csv")):
-        with open(file) as f:
-            header = f.readline()
-            try:
-                t_start = float(json.loads(header.lstrip("#"))["t_start"])
-            except (ValueError, KeyError):
-                continue
-            for r in csv.DictReader(f):
-                try:
-                    won = r.get("won")
-                    rows.append(
-                        {
-                            "r": float(r["r"]),
-                            "l": int(r["l"]),
-                            "t": t_start + float(r["t"]),
-                            "opp": r.get("opponent"),
-                            "won": float(won) if won not in (None, "") else None,
-                        }
-                    )
-                except (TypeError, ValueError, KeyError):
-                    continue
+        segments.setdefault(file.name.split("_")[0], []).extend(_monitor_rows(file))
+    rows, resumed_at = [], math.inf
+    for segment in reversed(sorted(segments)):
+        stamps = [r["stamp"] for r in segments[segment] if r["stamp"] is not None]
+        rows += [r for r in segments[segment] if r["stamp"] is None or r["stamp"] < resumed_at]
+        resumed_at = min([resumed_at, *stamps])
     rows.sort(key=lambda r: r["t"])
     steps = 0
     for r in rows:
         steps += r["l"]
         r["timesteps"] = steps
+    return rows
+
+
+def _monitor_rows(file: Path) -> list[dict]:
+    """The episodes of one Monitor file (none when its header is not a Monitor's)."""
+    rows = []
+    with open(file) as f:
+        header = f.readline()
+        try:
+            t_start = float(json.loads(header.lstrip("#"))["t_start"])
+        except (ValueError, KeyError):
+            return rows
+        for r in csv.DictReader(f):
+            try:
+                won, stamp = r.get("won"), r.get("timesteps")
+                rows.append(
+                    {
+                        "r": float(r["r"]),
+                        "l": int(r["l"]),
+                        "t": t_start + float(r["t"]),
+                        "opp": r.get("opponent"),
+                        "won": float(won) if won not in (None, "") else None,
+                        "stamp": int(stamp) if stamp not in (None, "") else None,
+                    }
+                )
+            except (TypeError, ValueError, KeyError):
+                continue
     return rows
 
 

@@ -82,6 +82,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import yaniv_env
 from training import config
 from training.args import Args
 from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
@@ -222,14 +223,17 @@ class EpisodeLog:
     """The training episodes of a stream, a row each (return, learner decisions, seconds,
     opponents, the learner's share of the first place) in SB3's Monitor format
     (``monitor/*.monitor.csv``, as ``--algo maskable_ppo`` writes them, which has no ``won``),
-    which the learning curve's training panel reads."""
+    which the learning curve's training panel reads. ``timesteps`` stamps each row with the run's
+    step count when its rollout began, so that a resumed run's reader can drop the episodes of
+    the stretch after the last checkpoint, which the resumed run plays again."""
 
-    COLUMNS = ("r", "l", "t", "opponent", "won")
+    COLUMNS = ("r", "l", "t", "opponent", "won", "timesteps")
 
     def __init__(self, path: Path):
         from stable_baselines3.common.monitor import ResultsWriter
 
         self.start = time.time()
+        self.timesteps = 0  # the run's step count when the current rollout began
         header = ResultsWriter(str(path), header={"t_start": self.start}, extra_keys=self.COLUMNS[3:])
         self.path = header.file_handler.name
         header.close()  # the rows are appended as episodes end: nothing stays open
@@ -240,7 +244,7 @@ class EpisodeLog:
             rows = csv.DictWriter(f, fieldnames=self.COLUMNS)
             for r, n, opponent, w in zip(returns, lengths, opponents, won, strict=True):
                 row = {"r": round(float(r), 6), "l": int(n), "t": t, "opponent": opponent, "won": round(float(w), 6)}
-                rows.writerow(row)
+                rows.writerow({**row, "timesteps": self.timesteps})
 
 
 class LearnerStream:
@@ -506,16 +510,36 @@ def save_play_file(policy, rules, path: Path, timesteps: int, training: dict) ->
 
 def play_training(plan: Plan) -> dict:
     """What a run's play file records of its training (:func:`save_play_file`)."""
-    return {
-        "algorithm": "ppo (training/ppo.py)",
-        "opponents": plan.ppo.opponents,
-        "reward": plan.ppo.reward,
-        "episode": plan.ppo.episode,
-        "advice": plan.model.advice or None,
-        "pretrain": plan.imitation.teacher or None,
-        "init": plan.model.init or None,
-        "run_name": plan.run_dir.name,
-    }
+    versions = {"torch": torch.__version__, "numpy": np.__version__}
+    record = training_record(dataclasses.asdict(plan.args), plan.run_dir.name)
+    return {**record, "package_version": yaniv_env.__version__, "versions": versions}
+
+
+def training_record(args: dict, run_name: str, generations: int = 8) -> dict:
+    """The training record of a run of this learner from its stored arguments; with an
+    ``init``, ``init_training`` records what that network was trained with, and so on back
+    ``generations`` networks, so a play file says whether its whole lineage learnt without an
+    advisor or imitation (``None`` where a network in it cannot be read)."""
+    given = {key: None if args.get(key) in ("", "none", None) else args[key] for key in ("advice", "pretrain", "init")}
+    record = {"algorithm": "ppo (training/ppo.py)"} | {key: args.get(key) for key in ("opponents", "reward", "episode")}
+    record.update(given, run_name=run_name)
+    if given["init"] and generations > 1:
+        record["init_training"] = init_training(Path(given["init"]), generations - 1)
+    return record
+
+
+def init_training(path: Path, generations: int) -> dict | None:
+    """The training record of the network an ``--init`` started from: a checkpoint.pt's from its
+    stored arguments, a play file's from its metadata (``None`` when it cannot be read)."""
+    try:
+        if path.suffix == ".pt":
+            args = read_ppo_checkpoint(path, f"--init {path}", keys=("args",))["args"]
+            return training_record(args, args.get("run_name") or path.parent.name, generations)
+        import agents
+
+        return agents.load(str(path)).metadata.get("training")
+    except (OSError, ValueError):
+        return None
 
 
 def initial_weights(path: Path, policy) -> dict:
@@ -867,10 +891,13 @@ def train(plan: Plan) -> dict:
     hand_weights = torch.as_tensor(hand_potential_weights(rules, plan.env.shaping), dtype=torch.float32)
     writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
 
+    record = play_training(plan)
+
     def save() -> None:
         pool = [m.state_dict() for m, _ in past.members]
         save_checkpoint(run_dir / PPO_CHECKPOINT, policy, optimizer, state, pool, arguments)
-        save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], play_training(plan))
+        elapsed = {"elapsed_seconds": round(state["elapsed"], 3)}
+        save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], {**record, **elapsed})
 
     budget = plan.budget if plan.budget is not None else math.inf
     total = plan.total if plan.total is not None else math.inf
@@ -887,6 +914,8 @@ def train(plan: Plan) -> dict:
                 writer.add_scalar(f"eval/{opp}_game_win_rate", rate, state["timesteps"])
             state["next_eval"] = state["timesteps"] + plan.evaluation.every
         t0 = time.perf_counter()
+        for stream in streams:
+            stream.log.timesteps = state["timesteps"]
         policy.set_training_mode(False)
         torch.set_num_threads(1)  # small matrix products: one thread is fastest
         rollout = collect(policy, streams, settings.n_steps, generator, settings.gamma, advisor)
