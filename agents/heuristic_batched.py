@@ -55,6 +55,8 @@ __all__ = [
     "weights",
     "compile_once",
     "HEURISTIC_KERNELS",
+    "decide_rows",
+    "work_arrays",
 ]
 
 #: Tunable weights of :class:`HeuristicAgent` (override any with a keyword option).
@@ -235,7 +237,7 @@ def compile_once(tables: HeuristicTables) -> None:
     """Before this process first runs the kernel: compile it (or read Numba's cache) on a batch
     of one row, under a notice on stderr when the cache is cold (:func:`agents.compiled.compiled_once`)."""
     warm = np.zeros((1, tables.size), np.float32), np.zeros((1, tables.num_actions), np.bool_)
-    compiled_once("the heuristic agents", _decide_range, lambda: heuristic_batch(*warm, tables, weights({})))
+    compiled_once("the heuristic agents", decide_rows, lambda: heuristic_batch(*warm, tables, weights({})))
 
 
 def weights(options: dict, lite: bool = False) -> np.ndarray:
@@ -265,7 +267,7 @@ R_SCORES, R_SCORE_LIMIT, R_END_SIZE, R_MILESTONE_LO = range(7, 11)
 
 # -- hand arithmetic ---------------------------------------------------------------------------
 #
-# Speed: the row loop (:func:`_decide_range`) works on borrowed arrays (:func:`agents.compiled.borrowed`)
+# Speed: the row loop (:func:`decide_rows`) works on borrowed arrays (:func:`agents.compiled.borrowed`)
 # and its helpers take scratch arrays at offsets, never slices or fresh arrays. With owned
 # arrays, every array argument of every helper call (inlined or not) and every slice cost an
 # atomic reference-count increment and decrement: more than half of a decision's time. The
@@ -771,11 +773,11 @@ def _less(c1, a1, d1, c2, a2, d2):
     return d1 < d2
 
 
-#: What :func:`_scratch`'s int arrays (``ints``) hold, by index.
+#: What :func:`work_arrays`'s int arrays (``ints``) hold, by index.
 I_HAND, I_REST, I_N_KNOWN, I_POOL, I_SC, I_ROW, I_TAKES, I_MOVE_A, I_MOVES, I_IDS = range(10)
 #: What its float arrays (``floats``) hold, by index.
 F_FS, F_COSTS, F_MOVE_LC, F_HIST, F_WEIGHTED, F_CDF, F_NOT_BEATEN, F_BEAT, F_END = range(9)
-#: The observation's fields that :func:`_decide_range` passes on (``fields``), by index.
+#: The observation's fields that :func:`decide_rows` passes on (``fields``), by index.
 FIELD_HAND_SIZES, FIELD_ALIVE, FIELD_CALLER, FIELD_STOCK, FIELD_TURNS, FIELD_PHASE = range(6)
 #: Its tables (``tabs``), by index.
 T_CARD_STARTS, T_DECK_COUNTS, T_DISC_COUNTS, T_DISC_TAKEABLE, T_DISC_N_TAKEABLE, T_DISC_MOVE = range(6)
@@ -784,8 +786,8 @@ E_BEAT, E_END = range(2)
 
 
 @numba.njit(cache=True)
-def _scratch(n, ir, card_end, num_moves, num_actions, plan_rows):
-    """The work arrays of :func:`_decide_range` (one set per thread), with a plan record for
+def work_arrays(n, ir, card_end, num_moves, num_actions, plan_rows):
+    """The work arrays of :func:`decide_rows` (one set per thread), with a plan record for
     ``plan_rows`` plans (:func:`_keep_plan`; 0: none kept)."""
     cap = ir[R_CALL_MAX]
     wide = max(cap, _widest_hand_total(ir))  # the cdfs of whole hands (_opponents_end_cost)
@@ -1045,7 +1047,7 @@ def _layouts(masks, b, nxt, lw, known, n_known, tabs, move_a, move_lc, moves, id
 
 @numba.njit(cache=True, inline="always")
 def _keep_plan(plans, cost, a, d):
-    """Append the plan ``(cost, a, d)`` to ``plans`` (:func:`_scratch`'s plan record: rows 1..,
+    """Append the plan ``(cost, a, d)`` to ``plans`` (:func:`work_arrays`'s plan record: rows 1..,
     the count in ``plans[0, 0]``) if it has room; the count goes on (the caller checks it)."""
     i = np.int64(plans[0, 0]) + 1
     if i < plans.shape[0]:
@@ -1210,13 +1212,13 @@ def _decide_row(b, obs, masks, fields, w, ir, milestones, tabs, sizes, scratch, 
 
 
 @numba.njit(cache=True, nogil=True)
-def _decide_range(
+def decide_rows(
     lo, hi, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase, masks, n, w, ir,
     milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move, num_moves, out, scratch,
 ):  # fmt: skip
     """The decisions of rows ``lo..hi - 1`` into ``out`` (each row on its own: any split gives
     the same; -1 where nothing is legal, :data:`INCONSISTENT` for a self-contradicting
-    observation); ``scratch``: :func:`_scratch`. Every array is used borrowed
+    observation); ``scratch``: :func:`work_arrays`. Every array is used borrowed
     (:func:`agents.compiled.borrowed`): the caller holds them."""
     obs, masks, w, ir, milestones, out = borrowed(obs), borrowed(masks), borrowed(w), borrowed(ir), borrowed(
         milestones), borrowed(out)  # fmt: skip
@@ -1251,7 +1253,7 @@ def _decide_range(
 #: The heuristic agents' Numba kernels (``cache=True``), for checks of Numba's cache before
 #: their first use (:func:`yaniv_env.yaniv.batched.engine.cache_is_cold`), as
 #: :data:`~yaniv_env.yaniv.batched.engine.ENGINE_KERNELS` are the engine's.
-HEURISTIC_KERNELS = (_decide_range,)
+HEURISTIC_KERNELS = (decide_rows,)
 
 #: Fewest rows per thread worth a thread of its own.
 MIN_ROWS_PER_THREAD = 32
@@ -1282,8 +1284,8 @@ def _decide(obs, masks, t: HeuristicTables, w, out, threads: int, plan_rows: int
     kept_plans = plan_rows if chunks == 1 else 0  # the threads' plan records are never read
 
     def decide(lo: int, hi: int):
-        scratch = _scratch(t.n, ir, t.card_end, t.num_moves, masks.shape[1], kept_plans)
-        _decide_range(
+        scratch = work_arrays(t.n, ir, t.card_end, t.num_moves, masks.shape[1], kept_plans)
+        decide_rows(
             lo, hi, obs, t.card_end, t.known_start, t.card_starts, hand_sizes, alive, caller, stock, turns, phase,
             masks, t.n, w, ir, milestones, t.deck_counts, t.disc_counts, t.disc_takeable, t.disc_n_takeable,
             t.disc_move, t.num_moves, out, scratch,

@@ -37,13 +37,13 @@ from .heuristic_batched import (
     T_DISC_N_TAKEABLE,
     T_DISC_TAKEABLE,
     TurnPlans,
-    _decide_range,
-    _scratch,
     check_consistent,
     compile_once,
+    decide_rows,
     heuristic_plans,
     heuristic_tables,
     weights,
+    work_arrays,
 )
 
 #: Search options (keywords of :class:`SearchAgent`); heuristic options are also accepted.
@@ -105,7 +105,7 @@ def values_note(actions: np.ndarray, means: np.ndarray) -> dict:
 @numba.njit(cache=True)
 def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, obs, mask):
     """Play each slot of ``rows`` to the end of its round: ``first[i]`` for the acting
-    seat, then the heuristic with weights ``w`` (``_decide_range`` on the acting seat's
+    seat, then the heuristic with weights ``w`` (``decide_rows`` on the acting seat's
     observation, decoded as :meth:`HeuristicTables.decode` does) for every seat, except that
     the decision right after ``first[i]`` takes ``draw[i]`` where it is a legal draw. ``ht``:
     the heuristic's tables (card_end, known_start, n, int_rules, milestones, num_moves, then
@@ -125,10 +125,10 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
     turns = np.zeros(1, np.int64)
     phase = np.zeros(1, np.int64)
     out = np.zeros(1, np.int64)
-    # int64 values, not the literals 0 and 1: a literal argument would compile _scratch and
-    # _decide_range a second time (as Python's calls of them compile them with int64)
+    # int64 values, not the literals 0 and 1: a literal argument would compile work_arrays and
+    # decide_rows a second time (as Python's calls of them compile them with int64)
     zero, one = np.int64(0), np.int64(1)
-    scratch = _scratch(n, ir, card_end, num_moves, mask.shape[1], zero)
+    scratch = work_arrays(n, ir, card_end, num_moves, mask.shape[1], zero)
     f_hand, f_alive, f_caller, f_stock, f_progress, f_phase = fields
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -157,7 +157,7 @@ def _play_out(st, tb, rs, rows, first, draw, max_steps, w, ht, fields, scales, o
                 if obs[0, f_phase + q] > obs[0, f_phase + top]:
                     top = q
             phase[0] = top
-            _decide_range(
+            decide_rows(
                 zero, one, obs, card_end, known_start, card_starts, hand_sizes, alive, caller, stock, turns, phase,
                 mask, n, w, ir, milestones, deck_counts, disc_counts, disc_takeable, disc_n_takeable, disc_move,
                 num_moves, out, scratch,
