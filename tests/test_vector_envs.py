@@ -548,3 +548,20 @@ def test_self_play_ended_won_shares_one_first_place_per_decided_game():
             np.testing.assert_allclose(sp.ended_won.sum(axis=1), 1.0)  # a game always has a first place
             np.testing.assert_array_equal(sp.ended_won > 0, sp.last_ranking[ended] == 0)
             decided += int(ended.sum())
+
+
+@pytest.mark.parametrize(
+    "opponents, message",
+    [(["greedy"] * 3, "3 given for 2 other seats"), (42, "a policy or a sequence of policies, got int")],
+)
+@pytest.mark.parametrize("kind", ["batched", "gym"])
+def test_fixed_opponents_are_read_as_the_gym_env_reads_them(kind, opponents, message):
+    """The batched learner games and the Gymnasium environment read fixed opponents with one
+    function: one for every seat or one per seat, the same refusals."""
+    with pytest.raises(ValueError, match=message):
+        if kind == "batched":
+            LearnerGames("standard", 2, 3, opponents=opponents)
+        else:
+            YanivGymEnv(num_players=3, opponents=opponents)
+    games = LearnerGames("standard", 2, 3, opponents=["greedy"])  # one name for both seats: one policy
+    assert games.labels == ["greedy"] and len(games.policies) == 1

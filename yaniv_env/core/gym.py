@@ -49,7 +49,7 @@ from gymnasium import spaces
 
 from .aec import RENDER_FPS, RENDER_MODES
 from .ids import is_int
-from .opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, pool_probability
+from .opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, pool_probability, seat_specs
 from .policies import Policy, as_policy
 from .seeding import opponent_seed
 
@@ -129,16 +129,7 @@ class CardGameGymEnv(gymnasium.Env):
         callables or registered names, which are made with this environment's rules).
         ``ValueError`` for a wrong count or an unknown name or something that is not a
         policy; nothing changes then."""
-        if isinstance(opponents, str) or hasattr(opponents, "act") or callable(opponents):
-            opponents = [opponents]
-        elif not isinstance(opponents, Sequence):
-            raise ValueError(f"opponents must be a policy or a sequence of policies, got {type(opponents).__name__}")
-        seats = self.rules.num_players - 1
-        opponents = list(opponents)
-        if len(opponents) == 1:
-            opponents = opponents * seats
-        if len(opponents) != seats:
-            raise ValueError(f"opponents: {len(opponents)} given for {seats} other seats")
+        opponents = seat_specs(opponents, self.rules.num_players - 1)
         policies = [as_policy(o, None, self.rules) for o in opponents]
         self._next_table = [[p] for p in policies], [[opponent_label(o)] for o in opponents], None
 

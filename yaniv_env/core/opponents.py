@@ -4,8 +4,9 @@
 single-agent Gymnasium environments (:class:`yaniv_env.core.gym.CardGameGymEnv`) and the
 batched learner games (:class:`yaniv_env.yaniv.batched.envs.LearnerGames`), so that the two
 draw from the same distribution (and, from generators in the same state, the same
-opponents); both read an ``opponent_mix`` with :func:`mix_weights`, a pool's probability
-with :func:`pool_probability` and name what they seat with :func:`opponent_label`. They
+opponents); both read fixed opponents with :func:`seat_specs`, an ``opponent_mix`` with
+:func:`mix_weights`, a pool's probability with :func:`pool_probability` and name what they
+seat with :func:`opponent_label`. They
 also seed their opponents alike (:func:`yaniv_env.core.seeding.opponent_seed`), and redeal an episode that the
 opponents end before the learner's first decision at most :data:`MAX_REDEALS` times.
 """
@@ -26,6 +27,23 @@ def opponent_label(spec: Any) -> str:
     """What ``info["opponent"]`` calls an opponent: its name, a policy object's ``name`` or
     else its class name."""
     return spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
+
+
+def seat_specs(opponents: Any, seats: int) -> list:
+    """One opponent per other seat from ``opponents``: one opponent (a name, a policy, a
+    callable) for every seat, or a sequence of one or of ``seats`` of them. ``ValueError`` for
+    anything else or another count."""
+    one = isinstance(opponents, str) or callable(opponents)
+    if one or hasattr(opponents, "act") or hasattr(opponents, "act_batch"):
+        opponents = [opponents]
+    elif not isinstance(opponents, Sequence):
+        raise ValueError(f"opponents must be a policy or a sequence of policies, got {type(opponents).__name__}")
+    opponents = list(opponents)
+    if len(opponents) == 1:
+        opponents = opponents * seats
+    if len(opponents) != seats:
+        raise ValueError(f"opponents: {len(opponents)} given for {seats} other seats")
+    return opponents
 
 
 def mix_weights(opponent_mix: Sequence[tuple[Any, float]], opponents: Any = None) -> tuple[list, np.ndarray]:
@@ -79,4 +97,5 @@ __all__ = [
     "mix_weights",
     "opponent_label",
     "pool_probability",
+    "seat_specs",
 ]

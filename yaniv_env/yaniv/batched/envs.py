@@ -91,7 +91,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from ...core.ids import is_int
-from ...core.opponents import MAX_REDEALS, draw_opponents, mix_weights, opponent_label, pool_probability
+from ...core.opponents import (
+    MAX_REDEALS,
+    draw_opponents,
+    mix_weights,
+    opponent_label,
+    pool_probability,
+    seat_specs,
+)
 from ...core.policies import batched_policy
 from ...core.seeding import opponent_seed, seeded_key
 from ..actions import action_table
@@ -111,15 +118,7 @@ def _opponent_table(opponents, opponent_mix, n: int, rules) -> tuple[list, list[
         specs, weights = mix_weights(opponent_mix, opponents)
         policies = [batched_policy(spec, rules=rules) for spec in specs]
         return policies, [opponent_label(spec) for spec in specs], weights, np.zeros(n - 1, np.int64)
-    if opponents is None:
-        opponents = ["random"]
-    if isinstance(opponents, str) or hasattr(opponents, "act") or hasattr(opponents, "act_batch"):
-        opponents = [opponents]
-    opponents = list(opponents)
-    if len(opponents) == 1:
-        opponents = opponents * (n - 1)
-    if len(opponents) != n - 1:
-        raise ValueError(f"opponents: {len(opponents)} given for {n - 1} other seats")
+    opponents = seat_specs("random" if opponents is None else opponents, n - 1)
     distinct: dict[int, int] = {}  # one object for repeated specs, so that a seat's batch is one call
     specs, seat_index = [], []
     for spec in opponents:
