@@ -696,6 +696,20 @@ def advantages(
     return out
 
 
+def rollout_and_advantages(
+    policy, streams: list, settings: PPOSettings, generator, advisor, hand_weights, state: dict
+) -> tuple[Rollout, np.ndarray]:
+    """A rollout of every stream's games (:func:`collect`, on one torch thread: the matrix
+    products are small) and its advantages; the episodes that end in it are logged with the
+    run's step count as it begins."""
+    for stream in streams:
+        stream.log.timesteps = state["timesteps"]
+    policy.set_training_mode(False)
+    torch.set_num_threads(1)
+    rollout = collect(policy, streams, settings.n_steps, generator, settings.gamma, advisor)
+    return rollout, advantages(policy, rollout, streams, hand_weights, settings)
+
+
 def rollout_moves(rollout: Rollout) -> tuple[torch.Tensor, torch.Tensor]:
     """The legal ids and validity of every decision of ``rollout`` (``[T * B, K]``, each
     step's padded to the widest step's ``K``)."""
@@ -914,12 +928,7 @@ def train(plan: Plan) -> dict:
                 writer.add_scalar(f"eval/{opp}_game_win_rate", rate, state["timesteps"])
             state["next_eval"] = state["timesteps"] + plan.evaluation.every
         t0 = time.perf_counter()
-        for stream in streams:
-            stream.log.timesteps = state["timesteps"]
-        policy.set_training_mode(False)
-        torch.set_num_threads(1)  # small matrix products: one thread is fastest
-        rollout = collect(policy, streams, settings.n_steps, generator, settings.gamma, advisor)
-        adv = advantages(policy, rollout, streams, hand_weights, settings)
+        rollout, adv = rollout_and_advantages(policy, streams, settings, generator, advisor, hand_weights, state)
         t1 = time.perf_counter()
         policy.set_training_mode(True)
         torch.set_num_threads(plan.torch_threads)
