@@ -3,6 +3,7 @@ pickle, plays exactly as the checkpoint it was converted from, only legal moves,
 other rules, and an export for play keeps its decisions; the 3- and 4-player agents load
 by player count and play legal moves."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,8 @@ from agents.evaluation import evaluate
 from agents.play_format import read_play_file
 from agents.trained import export_for_play
 from yaniv_env.yaniv.rules import get_rules
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: 600 decisions (observation, mask, action) of the first shipped 2-player agent (kept as
 #: FIRST_2P, advised by the plain heuristic), recorded with the Stable-Baselines3 checkpoint
@@ -93,6 +96,22 @@ def test_the_scratch_agent_learnt_without_an_advisor_or_imitation():
     _plays_legal_moves(agents.make("ppo_scratch", seed=0), agents.make("heuristic", seed=1), 2, range(2))
     with pytest.raises(ValueError, match="seven"):
         agents.make("ppo_scratch", rules="seven")
+
+
+def test_the_scratch_agent_is_s4s_play_file_with_its_lineage(tmp_path, monkeypatch):
+    """The block of the note that made the shipped ``ppo_scratch`` file from S4's run directory,
+    run again, gives the same weights and the same training record."""
+    page = ROOT / "docs/experiments/2026-11-28-an-hour-from-scratch.md"
+    text = page.read_text(encoding="utf-8")
+    marker = text.index("<!-- tested-by: tests/test_shipped_agent.py")
+    code = re.search(r"```python\n(.*?)```", text[marker:], re.S).group(1)
+    (tmp_path / "docs").symlink_to(ROOT / "docs")  # the block reads docs/results from the root
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, str(page), "exec"), {})
+    rebuilt, _ = read_play_file(tmp_path / "ppo_scratch_standard_2p.safetensors")
+    shipped, _ = read_play_file(agents.SCRATCH_MODEL)
+    assert rebuilt["weights_sha256"] == shipped["weights_sha256"] and rebuilt["training"] == shipped["training"]
+    assert rebuilt["timesteps"] == shipped["timesteps"] == 16_130_048
 
 
 def test_shipped_agent_plays_legal_moves():
