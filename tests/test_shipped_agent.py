@@ -184,6 +184,15 @@ def test_shipped_agent_beats_search():
 
 
 @pytest.mark.slow
+def test_scratch_agent_beats_heuristic():
+    """``ppo_scratch``'s model card measurement (1,000 duplicate games, seed 4001): the lower
+    bound of its game win rate's 95% interval above 0.5."""
+    result = evaluate([str(agents.SCRATCH_MODEL), "heuristic"], games=1000, seed=4001, workers=2)
+    rate = result.stats[result.labels[0]].metrics["game_win_rate"]
+    assert rate.low > 0.5, (rate.value, rate.low, rate.high)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "preset, players, bar",
     [("standard", 3, 1 / 3), ("standard", 4, 1 / 4), ("seven", 2, 0.5), ("french", 2, 0.5), ("two_deck", 2, 0.5)],
