@@ -249,6 +249,21 @@ def test_pis_yedili_uses_only_the_core_and_itself():
     assert not bad, f"Pis Yedili imports Yaniv's modules: {bad}"
 
 
+def test_game_packages_never_import_the_registry():
+    # the registry (yaniv_env.games) describes the games from above: a game package takes what
+    # it needs from its own modules and the core, never from the registry or the package
+    # root that imports it, functions included
+    arrows = import_graph.graph(["yaniv_env"])
+    games = ("yaniv_env.yaniv", "yaniv_env.pis_yedili")
+    bad = {
+        m: sorted(t for t in targets if t in ("yaniv_env", "yaniv_env.games"))
+        for m, targets in arrows.items()
+        if any(m == g or m.startswith(g + ".") for g in games)
+    }
+    assert {"yaniv_env.yaniv.records", "yaniv_env.pis_yedili.aec"} <= set(bad)
+    assert not {m: t for m, t in bad.items() if t}, f"game modules that import the registry: {bad}"
+
+
 def test_core_knows_no_game():
     bad = {}
     for path in sorted((ROOT / "yaniv_env" / "core").rglob("*.py")):
