@@ -359,6 +359,16 @@ def _run(code: str) -> None:
     assert out.returncode == 0, out.stderr
 
 
+def test_the_evaluation_cli_imports_training_rllib_only_for_ray():
+    # yaniv eval plays on Ray (training.rllib.shards) only with --ray: without it, nothing of
+    # training's RLlib package is imported, as training.rllib's docstring promises
+    _run(
+        "import sys; from training.cli.eval import main, parser"
+        "; assert parser().parse_args(['--agents', 'random,random']).ray is None"
+        "; assert not [m for m in sys.modules if m.startswith('training.rllib')], 'training.rllib imported'"
+    )
+
+
 def test_gymnasium_vector_env_needs_neither_sb3_nor_torch():
     # the Stable-Baselines3 VecEnv lives in yaniv_env.yaniv.batched.sb3, which the Gymnasium one never imports
     pytest.importorskip("numba")
