@@ -15,7 +15,7 @@ import pytest
 import yaniv_env
 from yaniv_env import pis_yedili
 from yaniv_env.core import frames
-from yaniv_env.pis_yedili.aec import table_view as pis_table_view
+from yaniv_env.pis_yedili.render import table_view as pis_table_view
 from yaniv_env.yaniv.render import sorted_cards
 from yaniv_env.yaniv.render import table_view as yaniv_table_view
 

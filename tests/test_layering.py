@@ -249,6 +249,21 @@ def test_pis_yedili_uses_only_the_core_and_itself():
     assert not bad, f"Pis Yedili imports Yaniv's modules: {bad}"
 
 
+def test_game_packages_never_import_the_registry():
+    # the registry (yaniv_env.games) describes the games from above: a game package takes what
+    # it needs from its own modules and the core, never from the registry or the package
+    # root that imports it, functions included
+    arrows = import_graph.graph(["yaniv_env"])
+    games = ("yaniv_env.yaniv", "yaniv_env.pis_yedili")
+    bad = {
+        m: sorted(t for t in targets if t in ("yaniv_env", "yaniv_env.games"))
+        for m, targets in arrows.items()
+        if any(m == g or m.startswith(g + ".") for g in games)
+    }
+    assert {"yaniv_env.yaniv.records", "yaniv_env.pis_yedili.aec"} <= set(bad)
+    assert not {m: t for m, t in bad.items() if t}, f"game modules that import the registry: {bad}"
+
+
 def test_core_knows_no_game():
     bad = {}
     for path in sorted((ROOT / "yaniv_env" / "core").rglob("*.py")):
@@ -342,6 +357,16 @@ def _run(code: str) -> None:
     """Run ``code`` in a fresh interpreter; fail with its error output."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_evaluation_cli_imports_training_rllib_only_for_ray():
+    # yaniv eval plays on Ray (training.rllib.shards) only with --ray: without it, nothing of
+    # training's RLlib package is imported, as training.rllib's docstring promises
+    _run(
+        "import sys; from training.cli.eval import main, parser"
+        "; assert parser().parse_args(['--agents', 'random,random']).ray is None"
+        "; assert not [m for m in sys.modules if m.startswith('training.rllib')], 'training.rllib imported'"
+    )
 
 
 def test_gymnasium_vector_env_needs_neither_sb3_nor_torch():

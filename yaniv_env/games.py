@@ -12,11 +12,13 @@ scored unit     round (``episode="round"``)      deal (``episode="deal"``)
 ==============  ===============================  =======================================
 
 Each also states the largest values a rules dict read from a file may hold
-(``rule_limits``): beyond them the observation and action tables grow too large to build
-(what they cost without the limits: ``docs/loading-limits.md``), far above every preset (at
-most 21 Yaniv players with two decks, hands of 7 cards).
+(``rule_limits``, the ``RULE_LIMITS`` of the game's ``rules`` module): beyond them the
+observation and action tables grow too large to build (what they cost without the limits:
+``docs/loading-limits.md``), far above every preset (at most 21 Yaniv players with two
+decks, hands of 7 cards).
 
-A :class:`Game` only records where a game's modules are and imports them on first use:
+A :class:`Game` only records where a game's modules are and imports them on first use
+(the registry itself imports only the games' ``rules`` modules, for their limits):
 ``import yaniv_env.games`` stays as light as the rules core.
 
 .. code-block:: python
@@ -32,6 +34,8 @@ A :class:`Game` only records where a game's modules are and imports them on firs
 from __future__ import annotations
 
 from .core.game import GAMES, Game, game_of, get_game, register_game
+from .pis_yedili import rules as pis_yedili_rules
+from .yaniv import rules as yaniv_rules
 
 YANIV = register_game(
     Game(
@@ -43,24 +47,7 @@ YANIV = register_game(
         gym_entry_point="yaniv_env.yaniv.gym_env:YanivGymEnv",
         layout="ObservationLayout",
         part="round",
-        rule_limits=(
-            ("num_players", 32),
-            ("max_players", 32),
-            ("two_decks_from", 32),
-            ("hand_size", 10),
-            ("jokers_per_deck", 8),
-            ("call_max", 1_000),
-            ("penalty", 10_000),
-            ("run_min", 64),
-            ("run_jokers_max", 64),
-            ("milestone_every", 10_000),
-            ("milestone_subtract", 10_000),
-            ("milestone_max", 10_000),
-            ("score_limit", 10_000),
-            ("rounds_per_player", 10_000),
-            ("turn_limit", 100_000),
-            ("round_limit", 100_000),
-        ),
+        rule_limits=yaniv_rules.RULE_LIMITS,
     )
 )
 PIS_YEDILI = register_game(
@@ -73,16 +60,7 @@ PIS_YEDILI = register_game(
         gym_entry_point="yaniv_env.pis_yedili.gym_env:PisYediliGymEnv",
         layout="PisObservationLayout",
         part="deal",
-        rule_limits=(
-            ("num_players", 51),
-            ("max_players", 51),
-            ("hand_size", 51),
-            ("seven_draw", 52),
-            ("seven_multiplier", 1_000),
-            ("jack_multiplier", 1_000),
-            ("deals", 10_000),
-            ("turn_limit", 100_000),
-        ),
+        rule_limits=pis_yedili_rules.RULE_LIMITS,
     )
 )
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from agents.evaluation import ENGINES, EvalResult, evaluate, game_replay, league
 from agents.evaluation.entrants import load_trusted, split_agents
-from training.rllib.shards import RayExecutor
 from yaniv_env.games import GAMES
 from yaniv_env.yaniv.records import save as save_replay
 from yaniv_env.yaniv.rules import PRESETS
@@ -139,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         engine=args.engine,
     )
     try:
-        if args.ray is not None:
+        if args.ray is not None:  # training's Ray package only when asked for Ray
+            from training.rllib.shards import RayExecutor
+
             common["executor"] = executor = RayExecutor(args.ray or None, num_cpus=max(1, args.workers))
             common["workers"] = max(args.workers, executor.cpus)
         if args.league or args.rating:

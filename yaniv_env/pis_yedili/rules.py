@@ -174,9 +174,24 @@ PRESETS: dict[str, Rules] = {
 PRESET_SOURCES: dict[str, str] = {"standard": "003_7dd16aa342779349.txt"}
 
 
+#: The largest value of each option a rules dict read from a file may ask for, checked
+#: before any table is built for it (:meth:`Rules.from_dict`; ``Game.rule_limits`` of
+#: :mod:`yaniv_env.games`): far above the preset (``docs/loading-limits.md``).
+RULE_LIMITS: tuple[tuple[str, int], ...] = (
+    ("num_players", 51),
+    ("max_players", 51),
+    ("hand_size", 51),
+    ("seven_draw", 52),
+    ("seven_multiplier", 1_000),
+    ("jack_multiplier", 1_000),
+    ("deals", 10_000),
+    ("turn_limit", 100_000),
+)
+
+
 def get_rules(rules: str | Rules = "standard", num_players: int | None = None) -> Rules:
     """A preset by name (or a ``Rules`` object), optionally with another player count."""
     return Rules.lookup(rules, num_players, PRESETS)
 
 
-__all__ = ["Rules", "PRESETS", "PRESET_SOURCES", "SOURCE_RANK_VALUES", "get_rules"]
+__all__ = ["Rules", "PRESETS", "PRESET_SOURCES", "RULE_LIMITS", "SOURCE_RANK_VALUES", "get_rules"]

@@ -41,9 +41,8 @@ import numpy as np
 
 from ..core.game import rules_to_dict
 from ..core.limits import read_json_file
-from ..games import YANIV
 from . import engine
-from .rules import Rules
+from .rules import RULE_LIMITS, Rules
 
 FORMAT = "yaniv-replay"
 VERSION = 1
@@ -56,8 +55,9 @@ MAX_FILE_BYTES = 32 << 20
 
 def rules_from_dict(data: Mapping, what: str = "rules") -> Rules:
     """The :class:`Rules` of :func:`~yaniv_env.core.game.rules_to_dict` (lists turned back
-    into tuples), within the file limits of Yaniv's rules (``yaniv_env.games.YANIV.rule_limits``)."""
-    return YANIV.rules_from_dict(data, what)
+    into tuples), within the file limits of Yaniv's rules (:data:`~yaniv_env.yaniv.rules.RULE_LIMITS`,
+    which ``yaniv_env.games.YANIV.rule_limits`` holds too)."""
+    return Rules.from_dict(data, what, dict(RULE_LIMITS), "Yaniv")
 
 
 # -- recording ---------------------------------------------------------------------------

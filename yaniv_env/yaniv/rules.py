@@ -304,9 +304,33 @@ PRESET_SOURCES: dict[str, str] = {
 }
 
 
+#: The largest value of each option a rules dict read from a file may ask for, checked
+#: before any table is built for it (:meth:`Rules.from_dict`; ``Game.rule_limits`` of
+#: :mod:`yaniv_env.games`): far above every preset, below the sizes whose tables cost
+#: too much (``docs/loading-limits.md``).
+RULE_LIMITS: tuple[tuple[str, int], ...] = (
+    ("num_players", 32),
+    ("max_players", 32),
+    ("two_decks_from", 32),
+    ("hand_size", 10),
+    ("jokers_per_deck", 8),
+    ("call_max", 1_000),
+    ("penalty", 10_000),
+    ("run_min", 64),
+    ("run_jokers_max", 64),
+    ("milestone_every", 10_000),
+    ("milestone_subtract", 10_000),
+    ("milestone_max", 10_000),
+    ("score_limit", 10_000),
+    ("rounds_per_player", 10_000),
+    ("turn_limit", 100_000),
+    ("round_limit", 100_000),
+)
+
+
 def get_rules(rules: str | Rules = "standard", num_players: int | None = None) -> Rules:
     """A preset by name (or a ``Rules`` object), optionally with another player count."""
     return Rules.lookup(rules, num_players, PRESETS)
 
 
-__all__ = ["Rules", "PRESETS", "PRESET_SOURCES", "get_rules"]
+__all__ = ["Rules", "PRESETS", "PRESET_SOURCES", "RULE_LIMITS", "get_rules"]
