@@ -24,8 +24,8 @@ advisor (:func:`make_advisor`, a batched agent), the advice column (:func:`advis
 batch of observations, :func:`advised` for one) and the observation space it makes
 (:func:`advised_space`). Every place that advises goes through :func:`advise`: the
 training environments' wrapper :class:`training.envs.VecAdvice` (every kind of training
-VecEnv), and the advised models' decisions (:class:`agents.trained.TrainedAgent`, a batch
-of one, and :class:`agents.batched.BatchedTrained`).
+VecEnv), and the advised models' decisions (:meth:`agents.trained.TrainedAgent.logits_batch`,
+which its ``act`` runs on a batch of one and :class:`agents.batched.BatchedTrained` on a batch).
 """
 
 from __future__ import annotations

@@ -38,7 +38,6 @@ from yaniv_env import Rules
 from yaniv_env.core.batched_random import BatchedRandomPolicy as BatchedRandom
 from yaniv_env.core.batched_random import batched_random
 
-from .advice import advise
 from .compiled import as_batch
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
@@ -102,9 +101,10 @@ BatchedHeuristic = HeuristicAgent
 
 class BatchedTrained:
     """A trained agent (:func:`agents.load`) on a batch: one forward pass of its network for
-    the whole batch (an advised model's advice comes from its advisor, batched). Its
-    deterministic decisions are the arg-max of the masked logits, as ``act``; sampling
-    (``deterministic=False``) draws row by row from the agent's generator."""
+    the whole batch (an advised model's advice comes from its advisor, batched). It decides
+    as the agent does, in the agent's own batch methods (``act`` is their batch of one row):
+    the arg-max of the masked logits, or (``deterministic=False``) draws row by row from the
+    agent's generator."""
 
     def __init__(self, agent):
         self.agent = agent
@@ -116,30 +116,15 @@ class BatchedTrained:
         self.agent.reset(seed)  # its advisor too
 
     def logits(self, observations, masks) -> np.ndarray:
-        """Masked logits ``[B, A]`` (``-inf`` where illegal)."""
-        obs, m = as_batch(observations, masks)
-        agent = self.agent
-        agent._check(obs, m)
-        if self.advisor is not None:
-            obs = advise(self.advisor, obs, m)
-        import torch
-
-        from .networks import actor_logits
-
-        with torch.no_grad():
-            logits = actor_logits(agent.policy, torch.as_tensor(obs)).numpy().astype(np.float64)
-        return np.where(m, logits, -np.inf)
+        """Masked logits ``[B, A]`` (``-inf`` where illegal): the agent's
+        :meth:`~agents.trained.TrainedAgent.logits_batch`."""
+        return self.agent.logits_batch(observations, masks)
 
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
-        logits = self.logits(observations, masks)
-        legal = np.isfinite(logits).any(axis=1)
-        if self.agent.deterministic:
-            actions = logits.argmax(axis=1)
-        else:
-            rng = self.agent.rng
-            z = np.exp(logits - np.where(legal, logits.max(axis=1), 0.0)[:, None])
-            actions = np.array([rng.choice(r.size, p=r / r.sum()) if r.sum() > 0 else -1 for r in z])
-        return np.where(legal, actions, -1).astype(np.int64)
+        """One action per row (``-1`` where nothing is legal), decided by the agent's
+        :meth:`~agents.trained.TrainedAgent.choose` (where its ``act`` decides, on one row);
+        ``keys`` is not used."""
+        return self.agent.choose(self.logits(observations, masks))
 
 
 def batched(agent, seed: int | None = None, rules: str | Rules = "standard", **options):

@@ -38,7 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .advice import advised, make_advisor
+from yaniv_env.core.batched_random import as_batch
+
+from .advice import advise, make_advisor
 from .checkpoint import (  # noqa: F401  (re-exported: see the module docstring)
     META_NAME,
     UntrustedFileError,
@@ -71,8 +73,10 @@ class TrainedAgent:
     the network, without ``predict``'s checks and conversions; with
     ``deterministic=False`` it samples from the masked distribution with the agent's own
     generator (seeded by ``seed``). An advised model (``metadata["advice"]``) asks its
-    advisor at every decision and appends the advice to the observation. An agent pickles
-    (``yaniv train --league`` sends the pool's members to a ``SubprocVecEnv``'s processes).
+    advisor at every decision and appends the advice to the observation. It decides for a
+    batch (:meth:`logits_batch`, then :meth:`choose`; :class:`agents.batched.BatchedTrained`
+    calls them) and ``act`` is a batch of one row. An agent pickles (``yaniv train --league``
+    sends the pool's members to a ``SubprocVecEnv``'s processes).
     """
 
     def __init__(self, policy, metadata: dict, rules, seed: int | None = None, deterministic: bool = True, name=""):
@@ -119,43 +123,76 @@ class TrainedAgent:
                 "environment uses other rules (pass rules= to agents.load for a precise comparison)"
             )
 
-    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """Masked action logits (``-inf`` for illegal actions)."""
+    def _one_row(self, observation, action_mask) -> tuple[np.ndarray, np.ndarray]:
+        """One ``observation`` (as ``float32``) and its mask, checked as given (the messages
+        quote them so), as a batch of one row."""
+        observation = np.asarray(observation, dtype=np.float32)
+        action_mask = np.asarray(action_mask)
+        self._check(observation, action_mask)
+        return observation.reshape(1, -1), action_mask.reshape(1, -1)
+
+    def _masked_logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked logits ``[B, A]`` (``float64``, ``-inf`` where illegal) of checked
+        ``observations [B, S]`` (``float32``) under ``masks [B, A]``: one forward pass, an
+        advised model's advisor asked first (its moves appended as the advice column)."""
         import torch  # here, not kept on the agent: an agent pickles (sent to a SubprocVecEnv's processes)
 
         from .networks import actor_logits
 
-        observation = np.asarray(observation, dtype=np.float32)
-        action_mask = np.asarray(action_mask)
-        self._check(observation, action_mask)
         if self.advisor is not None:
-            observation = advised(self.advisor, observation, action_mask)
+            observations = advise(self.advisor, observations, masks)
         with torch.no_grad():
-            x = torch.as_tensor(observation.reshape(1, -1))
-            logits = actor_logits(self.policy, x)[0].numpy().astype(np.float64)
-        return np.where(action_mask.astype(bool), logits, -np.inf)
+            logits = actor_logits(self.policy, torch.as_tensor(observations)).numpy().astype(np.float64)
+        return np.where(masks.astype(bool, copy=False), logits, -np.inf)
+
+    def logits_batch(self, observations, masks) -> np.ndarray:
+        """Masked action logits ``[B, A]`` (``-inf`` for illegal actions) of ``observations
+        [B, S]`` under ``masks [B, A]``, in one forward pass (``ValueError`` for other shapes,
+        or observations of other rules)."""
+        obs, m = as_batch(observations, masks)
+        self._check(obs, m)
+        return self._masked_logits(obs, m)
+
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """Masked action logits ``[A]`` (``-inf`` for illegal actions): those of
+        :meth:`logits_batch` for a batch of this one row (checked as given)."""
+        return self._masked_logits(*self._one_row(observation, action_mask))[0]
+
+    def choose(self, logits: np.ndarray) -> np.ndarray:
+        """The decision of each row of masked ``logits [B, A]`` (``int64``): its arg-max, or
+        (not ``deterministic``) a sample of its softmax drawn from the agent's generator, row
+        by row; ``-1`` for a row with nothing legal (no draw). Every decision of the agent,
+        scalar (a batch of one) or batched (:class:`agents.batched.BatchedTrained`), is made here."""
+        legal = np.isfinite(logits).any(axis=1)
+        if self.deterministic:
+            actions = logits.argmax(axis=1)
+        else:
+            z = np.exp(logits - np.where(legal, logits.max(axis=1), 0.0)[:, None])
+            actions = np.array([self.rng.choice(r.size, p=r / r.sum()) if r.sum() > 0 else -1 for r in z])
+        return np.where(legal, actions, -1).astype(np.int64)
+
+    def _choose_one(self, logits: np.ndarray) -> int:
+        """:meth:`choose` for one row of masked ``logits [A]`` (``ValueError`` if it has no move)."""
+        if not np.isfinite(logits).any():
+            raise ValueError("the action mask allows no action")
+        action = int(self.choose(logits[None])[0])
+        if action < 0:  # a legal row whose probabilities are not numbers (NaN logits)
+            raise ValueError(f"model {self.name!r} gave logits that are not numbers: no move can be drawn")
+        return action
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return self._choose(self.logits(observation, action_mask))
+        """The agent's move (see the class): :meth:`choose` on a batch of one row."""
+        return self._choose_one(self.logits(observation, action_mask))
 
     def act_annotated(self, observation: np.ndarray, action_mask: np.ndarray) -> tuple[int, dict]:
         """The move :meth:`act` makes (the same generator draws) and the policy's
         probability of each legal move (``{"kind": "probabilities", "actions": [...],
         "values": [...]}``), for replays (:func:`yaniv_env.yaniv.records.decide`)."""
         logits = self.logits(observation, action_mask)
-        action = self._choose(logits)
+        action = self._choose_one(logits)
         legal = np.flatnonzero(np.isfinite(logits))
         z = np.exp(logits[legal] - logits[legal].max())
         return action, {"kind": "probabilities", "actions": legal.tolist(), "values": (z / z.sum()).tolist()}
-
-    def _choose(self, logits: np.ndarray) -> int:
-        """The arg-max of the masked ``logits``, or (not ``deterministic``) a sample."""
-        if not np.isfinite(logits).any():
-            raise ValueError("the action mask allows no action")
-        if self.deterministic:
-            return int(np.argmax(logits))
-        z = np.exp(logits - logits.max())
-        return int(self.rng.choice(z.size, p=z / z.sum()))
 
 
 def _set_threads(torch_threads: int | None) -> None:

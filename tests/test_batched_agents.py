@@ -152,6 +152,30 @@ def test_trained_policy_one_forward_pass_matches_act():
     np.testing.assert_array_equal(batched(agent).act_batch(obs, masks), expected)
 
 
+def test_trained_policy_samples_as_act_from_its_generator():
+    """Sampling: ``act`` is a batch of one row of the agent's decision, so a batch draws from
+    the agent's generator row by row exactly as ``act`` on the rows in turn; a row with
+    nothing legal draws nothing (``-1``) where ``act`` refuses it."""
+    model = agents.SHIPPED_MODEL
+    if not model.exists():
+        pytest.skip("no shipped model")
+    obs, masks = positions("standard", 2, games=1, seed=3)
+    obs, masks = obs[:60], masks[:60]
+    scalar = agents.load(model, seed=5, deterministic=False)
+    expected = [scalar.act(o, m) for o, m in zip(obs, masks, strict=True)]
+    agent = agents.load(model, seed=5, deterministic=False)
+    np.testing.assert_array_equal(batched(agent).act_batch(obs, masks), expected)
+    assert agent.rng.integers(1 << 62) == scalar.rng.integers(1 << 62)
+    dead = masks[:3].copy()
+    dead[1] = 0
+    skipping = agents.load(model, seed=5, deterministic=False)
+    rows = [skipping.act(obs[0], masks[0]), -1, skipping.act(obs[2], masks[2])]
+    again = agents.load(model, seed=5, deterministic=False)
+    assert batched(again).act_batch(obs[:3], dead).tolist() == rows
+    with pytest.raises(ValueError, match="the action mask allows no action"):
+        again.act(obs[1], dead[1])
+
+
 def test_scalar_loop_keeps_one_agent_per_row():
     """Row i is game i: a scalar agent that remembers its game (as the search does) gets its
     own copy per row, reseeded; row 0 is the agent itself."""
