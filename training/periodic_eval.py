@@ -129,10 +129,12 @@ def append_evaluations(path: Path, rows: list[list]) -> None:
     path = Path(path)
     if not path.exists() or _header(path) != EVAL_COLUMNS:
         earlier = evaluation_rows(read_csv(path))
-        with path.open("w", newline="") as f:
+        rewritten = path.with_suffix(".tmp")  # then renamed: an interruption loses no evaluation
+        with rewritten.open("w", newline="") as f:
             out = csv.writer(f)
             out.writerow(EVAL_COLUMNS)
             out.writerows([row[column] for column in EVAL_COLUMNS] for row in earlier)
+        rewritten.replace(path)
     with path.open("a", newline="") as f:
         csv.writer(f).writerows(rows)
 
