@@ -200,9 +200,10 @@ def test_no_upward_import_anywhere_in_the_source(package):
 
 def test_training_evaluates_through_the_one_evaluation_package():
     """One evaluation runner (issue 34): :mod:`agents.evaluation` imports ``agents`` and
-    ``yaniv_env`` only, never ``training``; the training modules that evaluate (the lean
-    learner's periodic evaluation, the SB3 learner's periodic evaluation and league gate, the
-    final evaluation) import it, and none plays evaluation games in a loop of its own
+    ``yaniv_env`` only, never ``training``; the training modules that evaluate (the
+    learners' one periodic evaluation, the SB3 learner's league gate, the final evaluation)
+    import it, both learners evaluate periodically through that one module
+    (:mod:`training.periodic_eval`), and none plays evaluation games in a loop of its own
     (sb3-contrib's ``evaluate_policy``)."""
     arrows = import_graph.graph(PROJECT)
 
@@ -211,8 +212,10 @@ def test_training_evaluates_through_the_one_evaluation_package():
 
     outside = {m: sorted(t for t in arrows[m] if t.split(".")[0] not in ("agents", "yaniv_env")) for m in arrows}
     assert not {m: t for m, t in outside.items() if evaluation(m) and t}, "agents.evaluation imports outside its layers"
-    for module in ("training.ppo", "training.callbacks", "training.final_eval"):
+    for module in ("training.periodic_eval", "training.callbacks", "training.final_eval"):
         assert any(evaluation(t) for t in arrows[module]), f"{module} does not evaluate through agents.evaluation"
+    for learner in ("training.ppo", "training.callbacks"):
+        assert "training.periodic_eval" in arrows[learner], f"{learner} has a periodic evaluation of its own"
     loops = [
         str(p.relative_to(ROOT))
         for p in sorted((ROOT / "training").rglob("*.py"))

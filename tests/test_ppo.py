@@ -23,8 +23,10 @@ from training import config, ppo  # noqa: E402
 from training.args import ALGO_ONLY, Args  # noqa: E402
 from training.cli import train as train_cli  # noqa: E402
 from training.imitation import imitation_pretrain  # noqa: E402
+from training.periodic_eval import EVAL_COLUMNS  # noqa: E402
 from training.plan import make_plan, ppo_settings  # noqa: E402
 from training.plots import read_monitor  # noqa: E402
+from training.run_state import read_csv  # noqa: E402
 from yaniv_env.yaniv.batched.envs import LearnerGames  # noqa: E402
 from yaniv_env.yaniv.rules import get_rules  # noqa: E402
 
@@ -133,8 +135,11 @@ def test_tiny_run_writes_a_loadable_agent_and_resumes(tmp_path, opponents):
     obs, masks = games.reset(0), games.action_masks()
     for o, m in zip(obs, masks, strict=True):
         assert m[agent.act(o, m)]
-    rows = (run / "eval.csv").read_text().splitlines()
-    assert len(rows) == 1 + 2  # header, steps 0 and 512
+    rows = read_csv(run / "eval.csv")  # the layout MaskablePPO's runs write too (tests/test_training.py)
+    assert list(rows[0]) == EVAL_COLUMNS and [(r["timesteps"], r["opponent"]) for r in rows] == [
+        ("0", "random"),
+        ("512", "random"),
+    ]
     first = read_monitor(run / "monitor")  # the training episodes, for the learning curve's lower panel
     assert first and {e["opp"] for e in first} == {opponents} and sum(e["l"] for e in first) <= 512
     again = ["--resume", str(run), "--total-timesteps", "1024", "--final-eval-games", "0", "--eval-every", "0"]

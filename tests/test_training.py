@@ -24,6 +24,7 @@ from agents import checkpoint, trained  # noqa: E402
 from training import callbacks, config  # noqa: E402
 from training.checkpoint import build_metadata, save_checkpoint  # noqa: E402
 from training.cli import train as T  # noqa: E402
+from training.periodic_eval import EVAL_COLUMNS  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
 
 TINY = [
@@ -70,8 +71,9 @@ def test_run_writes_checkpoint_model_plot_and_logs(run_dir):
     assert meta["league"]["history"][0]["joined"] is True
     assert (run_dir / "model.zip").is_file() and (run_dir / "learning_curve.png").stat().st_size > 1000
     assert list((run_dir / "monitor").glob("*.monitor.csv")) and list((run_dir / "tb").rglob("events.*"))
-    rows = read_csv(run_dir / "eval.csv")
-    assert [int(r["timesteps"]) for r in rows] == [0, 128, 256] and "random_game_win_rate" in rows[0]
+    rows = read_csv(run_dir / "eval.csv")  # the lean learner's layout (tests/test_ppo.py): a row per opponent
+    assert list(rows[0]) == EVAL_COLUMNS and {r["opponent"] for r in rows} == {"random"}
+    assert [int(r["timesteps"]) for r in rows] == [0, 128, 256] and [int(r["games"]) for r in rows] == [2] * 3
     assert json.loads((run_dir / "args.json").read_text())["seed"] == 3
     # at least the 300 decisions asked for, in whole episodes; one episode in 20 is held out
     pretrain = meta["pretrain"]

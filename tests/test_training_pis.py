@@ -24,6 +24,7 @@ from agents.play_format import read_play_file  # noqa: E402
 from training import config  # noqa: E402
 from training.checkpoint import build_metadata  # noqa: E402
 from training.cli import train as T  # noqa: E402
+from training.periodic_eval import EVAL_COLUMNS  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
 from yaniv_env import pis_yedili  # noqa: E402
 
@@ -61,9 +62,9 @@ def test_run_trains_pis_yedili_with_its_defaults(run_dir):
     assert args["opponents"] == "pis_random:1,pis_heuristic:2" and args["action_features"] is False
     assert meta["pretrain"]["agent"] == "pis_heuristic" and meta["pretrain"]["samples"] > 200
     assert meta["league"]["pool"] and all((run_dir / p).is_file() for p in meta["league"]["pool"])
-    rows = read_csv(run_dir / "eval.csv")
-    assert [int(r["timesteps"]) for r in rows] == [0, 128, 256]
-    assert "pis_random_game_win_rate" in rows[0] and "pis_heuristic_low" in rows[0]
+    rows = read_csv(run_dir / "eval.csv")  # a row per evaluation and opponent
+    assert list(rows[0]) == EVAL_COLUMNS and [int(r["timesteps"]) for r in rows] == [0, 0, 128, 128, 256, 256]
+    assert [r["opponent"] for r in rows[:2]] == ["pis_random", "pis_heuristic"]
     assert {p.name for p in run_dir.glob("final_eval_vs_*.csv")} == {
         "final_eval_vs_pis_random.csv",
         "final_eval_vs_pis_heuristic.csv",

@@ -14,8 +14,9 @@ from agents.evaluation import evaluate, whole_deals
 from agents.evaluation.progress import progress_bar
 from agents.trained import TrainedAgent, load
 from training.envs import EnvSpec
+from training.periodic_eval import periodic_evaluation
 from training.plan import Plan
-from training.run_state import Run, append_csv
+from training.run_state import Run
 from yaniv_env.core.outcome import place_reward
 
 
@@ -114,14 +115,17 @@ class ProgressCallback(BaseCallback):
 
 
 class EvaluationCallback(BaseCallback):
-    """Every ``--eval-every`` steps (and at step 0): whole games in the duplicate format
-    against each evaluation opponent, on the same deals each time; the game win rate with
-    its 95% interval goes to ``eval.csv`` and TensorBoard."""
+    """Every ``--eval-every`` steps (and at step 0): the periodic evaluation
+    (:func:`training.periodic_eval.periodic_evaluation`) of the current policy with
+    MaskablePPO's seating, deals and interval: whole games in the duplicate format against
+    each evaluation opponent, the two seated cyclically, every opponent on the same deals at
+    every evaluation; a row per opponent in ``eval.csv`` and a line per opponent on the
+    progress bar, and the game win rate with its 95% interval over the deals on the bar and in
+    TensorBoard."""
 
     def __init__(self, run: Run, plan: Plan, progress: ProgressCallback):
         super().__init__()
         self.run, self.plan, self.progress = run, plan, progress
-        self.games = whole_deals(plan.evaluation.games, 2, plan.rules.num_players, duplicate=True)
 
     def _on_training_start(self) -> None:
         n = self.model.num_timesteps
@@ -136,32 +140,20 @@ class EvaluationCallback(BaseCallback):
         return True
 
     def evaluate(self) -> None:
-        run, settings = self.run, self.plan.evaluation
-        n = self.model.num_timesteps
+        run, n = self.run, self.model.num_timesteps
         started = time.time()
         meta = run.metadata(self.model)
 
         def current_policy(seed, rules):
             return TrainedAgent(self.model.policy, meta, rules, seed=seed)
 
-        row = {"timesteps": n, "elapsed_s": round(run.elapsed, 1)}
-        for name, _ in settings.opponents:
-            self.progress.note(f"evaluating: {self.games} games vs {name}")
-            res = evaluate(
-                [("model", current_policy), name],
-                rules=run.rules,
-                num_players=run.rules.num_players,
-                games=self.games,
-                seed=self.plan.seeds.periodic_evaluation,
-                episode=settings.episode,
-                game=self.plan.env.game,
-            )
-            est = res["model"].metrics["game_win_rate"]
+        rates = periodic_evaluation(
+            current_policy, self.plan, n, run.elapsed, one_seat=False, own_deals=False, paired=True,
+            announce=self.progress.note, write=self.progress.write,
+        )  # fmt: skip
+        for name, est in rates.items():
             run.last_eval[name] = {"game_win_rate": est.value, "low": est.low, "high": est.high}
             self.logger.record(f"eval/{name}_game_win_rate", est.value)
-            row.update({f"{name}_game_win_rate": round(est.value, 4), f"{name}_low": round(est.low, 4)})
-            row.update({f"{name}_high": round(est.high, 4), f"{name}_games": res.games})
-        append_csv(run.dir / "eval.csv", row)
         self.logger.dump(n)
         self.progress.paused_seconds += time.time() - started
         self.progress.note("")  # redraw without the "evaluating" note

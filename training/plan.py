@@ -183,8 +183,8 @@ class ModelSettings:
 
 @dataclass(frozen=True)
 class EvalSettings:
-    """The periodic evaluation during training (``--eval-*``; :class:`training.callbacks.EvaluationCallback`,
-    :func:`training.ppo.log_evaluation`), as values."""
+    """The periodic evaluation during training (``--eval-*``; :func:`training.periodic_eval.periodic_evaluation`,
+    which both learners call), as values."""
 
     every: int
     """``--eval-every``: timesteps between two evaluations (0: never)."""

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from training.periodic_eval import evaluation_rows
 from training.run_state import read_csv
 
 
@@ -64,27 +65,15 @@ def _monitor_rows(file: Path) -> list[dict]:
 
 
 def eval_history(rows: list[dict]) -> dict[str, dict[str, list[float]]]:
-    """``eval.csv`` rows -> per opponent: ``timesteps``, ``rate``, ``low``, ``high`` (rows of
-    runs from before game win rates were logged are skipped). A row per evaluation with a
-    column per opponent (``maskable_ppo``), or a row per opponent (``--algo ppo``:
-    ``opponent``, ``win_rate``, ``low``, ``high``)."""
+    """``eval.csv`` rows (either layout: :func:`training.periodic_eval.evaluation_rows`) -> per
+    opponent: ``timesteps``, ``rate``, ``low``, ``high`` (rows of runs from before game win
+    rates were logged are skipped)."""
     out: dict[str, dict[str, list[float]]] = {}
-    for row in rows:
-        if "opponent" in row:
-            series = out.setdefault(row["opponent"], {"timesteps": [], "rate": [], "low": [], "high": []})
-            series["timesteps"].append(int(float(row["timesteps"])))
-            for field, column in (("rate", "win_rate"), ("low", "low"), ("high", "high")):
-                series[field].append(float(row[column]))
-            continue
-        for key in row:
-            if not key.endswith("_game_win_rate") or row[key] in ("", None):
-                continue
-            name = key[: -len("_game_win_rate")]
-            series = out.setdefault(name, {"timesteps": [], "rate": [], "low": [], "high": []})
-            series["timesteps"].append(int(float(row["timesteps"])))
-            for field, column in (("rate", key), ("low", f"{name}_low"), ("high", f"{name}_high")):
-                value = row.get(column)
-                series[field].append(float(value) if value not in ("", None) else float("nan"))
+    for row in evaluation_rows(rows):
+        series = out.setdefault(row["opponent"], {"timesteps": [], "rate": [], "low": [], "high": []})
+        series["timesteps"].append(row["timesteps"])
+        for field, column in (("rate", "win_rate"), ("low", "low"), ("high", "high")):
+            series[field].append(row[column])
     return out
 
 

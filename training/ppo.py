@@ -57,13 +57,14 @@ Before PPO a new run imitates ``--pretrain`` (:func:`training.imitation.imitatio
 behaviour cloning ``yaniv train`` does). Every ``eval_every`` steps the deterministic policy
 (arg-max of the masked logits: the agent its play file makes) plays ``eval_games`` whole games
 against each ``eval_opponents`` entry through :mod:`agents.evaluation` (duplicate deals, on the
-batched engine: :func:`evaluate`), and ``eval.csv`` gets its game win rate with a 95% Wilson
-interval; ``checkpoint.pt`` (weights, optimiser, counters, pool, arguments: plain tensors,
-numbers and strings, read with ``torch.load(weights_only=True)``) and ``model.safetensors``
-(the play file) are written every ``checkpoint_every`` steps and at the end; TensorBoard
-logs go to ``tb/`` and every ended training episode to ``monitor/`` (:class:`EpisodeLog`).
-The run ends as ``yaniv train``'s: ``learning_curve.png`` and the final evaluation against
-the baselines (:func:`run`).
+batched engine: :func:`log_evaluation`, the periodic evaluation of :mod:`training.periodic_eval`
+both learners share), and ``eval.csv`` gets a row per opponent: its game win rate with a 95%
+Wilson interval over the games; ``checkpoint.pt`` (weights, optimiser, counters, pool,
+arguments: plain tensors, numbers and strings, read with ``torch.load(weights_only=True)``)
+and ``model.safetensors`` (the play file) are written every ``checkpoint_every`` steps and
+at the end; TensorBoard logs go to ``tb/`` and every ended training episode to ``monitor/``
+(:class:`EpisodeLog`). The run ends as ``yaniv train``'s: ``learning_curve.png`` and the
+final evaluation against the baselines (:func:`run`).
 """
 
 from __future__ import annotations
@@ -89,6 +90,13 @@ from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
 from training.envs import hand_potential_weights
 from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
+from training.periodic_eval import (
+    learner_win_rate,
+    periodic_evaluation,
+    play_learner,
+    read_evaluations,  # noqa: F401  (ppo.read_evaluations: notebook 06, tests)
+    unfinished,
+)
 from training.plan import ModelSettings, Plan, PPOSettings, make_plan
 from training.plots import plot_learning_curve
 
@@ -476,23 +484,17 @@ def as_agent(policy, rules, advice: str | None = None, seed: int | None = None, 
 
 def evaluate(policy, rules, opponent: str, games: int, seed: int, advice: str | None = None) -> tuple[float, int, int]:
     """(wins, games, unfinished): the deterministic policy (:func:`as_agent`, advised by
-    ``advice``) at one seat and ``opponent`` at every other, in :func:`agents.evaluation.evaluate`'s
-    duplicate format on the deals of ``seed`` (``games`` rounded up to whole deals: every
-    deal is played once with the policy at each seat), on the batched engine when every agent
-    has an exact batched version. A win is a first place (a tie for it shares the win, as
-    in the evaluation's game win rate). Every game ends: a round ends as a draw at the rules'
-    turn limit and a game at their round limit, ranked by score; the games that reach the
-    round limit are counted, ranked so, and ``unfinished`` is their number."""
-    from agents.evaluation import evaluate as play
-    from agents.evaluation import whole_deals
-    from agents.evaluation.records import SEAT_COUNTERS
-
-    n = rules.num_players
-    entrants = [("learner", functools.partial(as_agent, policy, advice=advice)), *[opponent] * (n - 1)]
-    result = play(entrants, rules, n, whole_deals(games, n, n, duplicate=True), seed=seed)
-    won = SEAT_COUNTERS.index("wins")
-    wins = sum(r.seat_stats[s][won] for r in result.records for s, entrant in enumerate(r.seats) if entrant == 0)
-    return wins, result.games, sum(r.truncated for r in result.records)
+    ``advice``) at one seat and ``opponent`` at every other, in the games the lean learner's
+    periodic evaluation plays (:func:`training.periodic_eval.play_learner`:
+    :func:`agents.evaluation.evaluate`'s duplicate format on the deals of ``seed``, ``games``
+    rounded up to whole deals, on the batched engine when every agent has an exact batched
+    version). A win is a first place (a tie for it shares the win, as in the evaluation's game
+    win rate). Every game ends: a round ends as a draw at the rules' turn limit and a game at
+    their round limit, ranked by score; the games that reach the round limit are counted,
+    ranked so, and ``unfinished`` is their number."""
+    result = play_learner(functools.partial(as_agent, policy, advice=advice), rules, opponent, games, seed)
+    rate = learner_win_rate(result, paired=False)
+    return rate.value * rate.n, result.games, unfinished(result)
 
 
 # -- saving ------------------------------------------------------------------------------
@@ -775,46 +777,15 @@ def flops_per_step(policy, rollout: Rollout | None, update_epochs: int, minibatc
     return 2.0 * (forward + 3 * update_epochs * learn)
 
 
-EVAL_COLUMNS = ["timesteps", "minutes", "opponent", "games", "win_rate", "low", "high", "unfinished"]
-
-
 def log_evaluation(policy, plan: Plan, state: dict) -> dict[str, float]:
-    """Evaluate the deterministic policy against each periodic evaluation opponent with
-    :func:`evaluate` (the same deals every time); append to the run's ``eval.csv`` (the game
-    win rate with its 95% Wilson interval, and as ``unfinished`` the games stopped at the
-    round limit); the game win rate of each."""
-    from agents.evaluation import wilson
-
-    path = plan.run_dir / "eval.csv"
-    if not path.exists():
-        with path.open("w", newline="") as f:
-            csv.writer(f).writerow(EVAL_COLUMNS)
+    """The lean learner's periodic evaluation (:func:`training.periodic_eval.periodic_evaluation`,
+    with its defaults): the deterministic policy (:func:`as_agent`) against each periodic
+    evaluation opponent, a row each in the run's ``eval.csv``; the game win rate of each."""
     policy.set_training_mode(False)
     torch.set_num_threads(1)
-    rows, rates = [], {}
-    for k, (opp, _) in enumerate(plan.evaluation.opponents):
-        seed = plan.seeds.periodic_evaluation + k
-        wins, n, unfinished = evaluate(policy, plan.rules, opp, plan.evaluation.games, seed, plan.model.advice)
-        lo, hi = wilson(wins, n)
-        rates[opp] = wins / n
-        rows.append([state["timesteps"], round(state["elapsed"] / 60, 2), opp, n, wins / n, lo, hi, unfinished])
-        print(
-            f"  eval vs {opp}: {wins / n:.3f} [{lo:.3f}, {hi:.3f}] of {n} games ({unfinished} unfinished)", flush=True
-        )
-    with path.open("a", newline="") as f:
-        csv.writer(f).writerows(rows)
-    return rates
-
-
-def read_evaluations(path: Path) -> dict[str, list[tuple[int, float, float, float, float]]]:
-    """A run's ``eval.csv`` (:func:`log_evaluation`) per opponent, in the order written:
-    ``(timesteps, minutes, win_rate, low, high)`` of each evaluation."""
-    curves: dict[str, list[tuple[int, float, float, float, float]]] = {}
-    with Path(path).open(newline="") as f:
-        for row in csv.DictReader(f):
-            point = (int(row["timesteps"]), *(float(row[k]) for k in ("minutes", "win_rate", "low", "high")))
-            curves.setdefault(row["opponent"], []).append(point)
-    return curves
+    learner = functools.partial(as_agent, policy, advice=plan.model.advice)
+    rates = periodic_evaluation(learner, plan, state["timesteps"], state["elapsed"])
+    return {opponent: rate.value for opponent, rate in rates.items()}
 
 
 def log_progress(

@@ -1,5 +1,5 @@
-"""The state of one training run: its directory, league, elapsed time and checkpoints, and
-the CSV log of its periodic evaluations."""
+"""The state of one training run: its directory, league, elapsed time and checkpoints; and
+:func:`read_csv`, which reads its CSV logs (``eval.csv``: :mod:`training.periodic_eval`)."""
 
 from __future__ import annotations
 
@@ -56,16 +56,8 @@ class Run:
         return save_checkpoint(model, path or self.checkpoint_path, self.metadata(model))
 
 
-def append_csv(path: Path, row: dict) -> None:
-    new = not path.exists()
-    with open(path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(row))
-        if new:
-            w.writeheader()
-        w.writerow(row)
-
-
 def read_csv(path: Path) -> list[dict]:
+    """The rows of the CSV file at ``path`` as dicts of text (none when there is no file)."""
     if not path.exists():
         return []
     with open(path, newline="") as f:

@@ -74,8 +74,9 @@ Periodic evaluation (``--eval-every``, ``--eval-games``)
 Every ``--eval-every`` steps (and at step 0) the current policy plays ``--eval-games`` whole
 games against each ``--eval-opponents`` entry in the duplicate format of
 :mod:`agents.evaluation` (rounded up to whole deals: a multiple of the seatings of a deal),
-and ``eval.csv`` gets the game win rate with its 95% interval. It is the same measure as the
-final evaluation, only smaller. Whole games are long and the policy plays them one
+and ``eval.csv`` gets a row per opponent, in the layout both learners write
+(:data:`training.periodic_eval.EVAL_COLUMNS`): the game win rate with its 95% interval. It is
+the same measure as the final evaluation, only smaller. Whole games are long and the policy plays them one
 decision at a time, so with the defaults (20 games against each of 3 opponents every
 100,000 steps) an evaluation takes a noticeable share of the budget (how long games are and
 what an evaluation cost on the project's machine: ``docs/training.md``). It counts against
@@ -93,6 +94,7 @@ Modules
 :mod:`training.league`         opponents drawn per episode, the self-play pool
 :mod:`training.imitation`      the imitation warm start and ``--pretrain-data`` files
 :mod:`training.callbacks`      progress, periodic evaluation, league, checkpoints, budget
+:mod:`training.periodic_eval`  the periodic evaluation of both learners and ``eval.csv``
 :mod:`training.run_state`      the run's directory, league, elapsed time and logs
 :mod:`training.plots`          ``learning_curve.png``
 :mod:`training.final_eval`     the final evaluation against the baselines
