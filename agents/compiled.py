@@ -17,7 +17,8 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from yaniv_env.core.batched_random import as_batch, row_keys
+from yaniv_env.core.batched_random import row_keys
+from yaniv_env.core.batches import as_batch
 from yaniv_env.yaniv.batched.engine import cache_is_cold, compile_notice
 
 __all__ = ["as_batch", "compiled_once", "first_legal", "one_row", "row_keys"]

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from yaniv_env.core.batched_random import as_batch
+from yaniv_env.core.batches import as_batch
 
 from .advice import advise, make_advisor
 from .checkpoint import (  # noqa: F401  (re-exported: see the module docstring)

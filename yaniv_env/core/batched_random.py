@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .batches import as_batch
 from .streams import agent_key, decision_words
 
 __all__ = [
     "BatchedRandomPolicy",
-    "as_batch",
     "batched_random",
     "below",
     "mix64",
@@ -60,18 +60,6 @@ def pick_legal(masks, words, out):
                     out[b] = a
                     break
                 pick -= 1
-
-
-def as_batch(observations, masks) -> tuple[np.ndarray, np.ndarray]:
-    """``observations [B, S]`` as float32 and ``masks [B, A]`` as bool, contiguous;
-    ``ValueError`` for other shapes."""
-    obs = np.ascontiguousarray(np.asarray(observations, dtype=np.float32))
-    m = np.ascontiguousarray(np.asarray(masks).astype(np.bool_, copy=False))
-    if obs.ndim != 2 or m.ndim != 2 or obs.shape[0] != m.shape[0]:
-        raise ValueError(
-            f"act_batch takes observations [B, S] and masks [B, A] with the same B; got {obs.shape} and {m.shape}"
-        )
-    return obs, m
 
 
 def row_keys(keys, own_key: int, size: int) -> np.ndarray:
