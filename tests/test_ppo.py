@@ -23,7 +23,7 @@ from training import config, ppo  # noqa: E402
 from training.args import ALGO_ONLY, Args  # noqa: E402
 from training.cli import train as train_cli  # noqa: E402
 from training.imitation import imitation_pretrain  # noqa: E402
-from training.periodic_eval import EVAL_COLUMNS  # noqa: E402
+from training.periodic_eval import EVAL_COLUMNS, read_evaluations  # noqa: E402
 from training.plan import make_plan, ppo_settings  # noqa: E402
 from training.plots import read_monitor  # noqa: E402
 from training.run_state import read_csv  # noqa: E402
@@ -382,7 +382,7 @@ def sanity(tmp_path, steps: int, games: int, opponent: str, **kw):
         run_name=f"sanity_{opponent}",
         **kw,
     )
-    curve = ppo.read_evaluations(ppo.train(plan)["run_dir"] / "eval.csv")[opponent]
+    curve = read_evaluations(ppo.train(plan)["run_dir"] / "eval.csv")[opponent]
     return [(steps, rate, low, high) for steps, _, rate, low, high in curve]
 
 

@@ -208,15 +208,16 @@ def test_shipped_agents_beat_a_table_of_heuristics(preset, players, bar):
 
 
 def _best_response_curves(tmp_path, **options) -> dict:
-    """The periodic evaluations (:func:`training.ppo.read_evaluations`) of a lean-learner run
+    """The periodic evaluations (:func:`training.periodic_eval.read_evaluations`) of a lean-learner run
     against the frozen shipped agent, with ``options`` on top of one evaluation per million steps."""
     from training import ppo
     from training.args import Args
+    from training.periodic_eval import read_evaluations
     from training.plan import make_plan
 
     given = dict(algo="ppo", opponents="ppo", eval_every=1_000_000, final_eval_games=0, output_dir=str(tmp_path))
     given.update(options, run_name="best_response")
-    return ppo.read_evaluations(ppo.train(make_plan(Args(**given), set(given)))["run_dir"] / "eval.csv")
+    return read_evaluations(ppo.train(make_plan(Args(**given), set(given)))["run_dir"] / "eval.csv")
 
 
 @pytest.mark.slow

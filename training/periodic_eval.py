@@ -58,8 +58,13 @@ def play_learner(
     rounds) under ``rules``, on the batched engine when every agent has an exact batched version."""
     n = rules.num_players
     entrants = learner_entrants(learner, opponent, n, one_seat)
-    total = whole_deals(games, len(entrants), n, duplicate=True)
-    return evaluate(entrants, rules, n, total, seed=seed, episode=episode, game=game)
+    return evaluate(entrants, rules, n, learner_games(games, n, one_seat), seed=seed, episode=episode, game=game)
+
+
+def learner_games(games: int, num_players: int, one_seat: bool) -> int:
+    """The games :func:`play_learner` plays for ``games`` asked: rounded up to whole deals of
+    its entrants (``num_players`` of them with ``one_seat``, else the learner and one opponent)."""
+    return whole_deals(games, num_players if one_seat else 2, num_players, duplicate=True)
 
 
 def learner_win_rate(result: EvalResult, paired: bool) -> Estimate:
@@ -100,9 +105,7 @@ def periodic_evaluation(
     rows, rates = [], {}
     for k, (opponent, _) in enumerate(settings.opponents):
         if announce is not None:
-            k_entrants = len(learner_entrants(learner, opponent, rules.num_players, one_seat))
-            games = whole_deals(settings.games, k_entrants, rules.num_players, duplicate=True)
-            announce(f"evaluating: {games} games vs {opponent}")
+            announce(f"evaluating: {learner_games(settings.games, rules.num_players, one_seat)} games vs {opponent}")
         seed = plan.seeds.periodic_evaluation + (k if own_deals else 0)
         result = play_learner(
             learner, rules, opponent, settings.games, seed, one_seat=one_seat, episode=settings.episode,

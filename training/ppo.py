@@ -90,13 +90,7 @@ from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
 from training.envs import hand_potential_weights
 from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
-from training.periodic_eval import (
-    learner_win_rate,
-    periodic_evaluation,
-    play_learner,
-    read_evaluations,  # noqa: F401  (ppo.read_evaluations: notebook 06, tests)
-    unfinished,
-)
+from training.periodic_eval import learner_win_rate, periodic_evaluation, play_learner, unfinished
 from training.plan import ModelSettings, Plan, PPOSettings, make_plan
 from training.plots import plot_learning_curve
 
