@@ -50,6 +50,21 @@ def test_map_in_processes_gives_the_same_results_in_process_and_in_workers():
         list(map_in_processes(abs, ["a", "b"], workers=2))
 
 
+def test_map_in_processes_stops_cleanly_after_an_error_or_an_early_exit():
+    """A job's error among many cancels the jobs not started and leaves no worker behind,
+    and so does a caller that stops reading after the first result (both used to hang at
+    times in ``multiprocessing.Pool``'s ``terminate``)."""
+    import multiprocessing
+
+    for _ in range(3):
+        with pytest.raises(TypeError):
+            list(map_in_processes(abs, [-1, "a", *range(40)], workers=2))
+        results = map_in_processes(abs, list(range(40)), workers=2)
+        assert next(results) in range(40)
+        results.close()
+        assert not multiprocessing.active_children()
+
+
 def test_bench_on_one_cpu():
     pytest.importorskip("numba")
     text = _run_on_one_cpu(

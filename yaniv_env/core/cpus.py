@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from itertools import pairwise
 from typing import TypeVar
 
@@ -38,8 +38,16 @@ def map_in_processes(function: Callable[[_Job], _Result], jobs: Iterable[_Job], 
         return
     import multiprocessing
 
-    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
-        yield from pool.imap_unordered(function, jobs)
+    # an executor, not multiprocessing.Pool: Pool's terminate() after a job's exception
+    # could hang on its defunct workers; here the jobs not started are cancelled and the
+    # running ones finish before the exception leaves
+    spawn = multiprocessing.get_context("spawn")
+    executor = ProcessPoolExecutor(min(workers, len(jobs)), mp_context=spawn)
+    try:
+        for future in as_completed([executor.submit(function, job) for job in jobs]):
+            yield future.result()
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 _pools: dict[int, ThreadPoolExecutor] = {}  # thread count -> its pool
