@@ -206,7 +206,7 @@ def test_collection_keeps_the_asked_decisions_with_many_envs_and_whole_games(tmp
 
     argv = ["--n-envs", "64", "--episode", "game", "--opponents", "greedy", "--no-progress"]
     plan = make_plan(*T.parse_args([*argv, "--pretrain", "greedy", "--pretrain-samples", "3000"]))
-    data = collect_demonstrations(plan, seed=3)
+    data = collect_demonstrations(plan.imitation, seed=3)
     kept = len(data["act"])
     assert kept >= 3000
     # every kept decision belongs to a finished episode, numbered 0..episodes-1
@@ -277,9 +277,10 @@ def test_teacher_options_are_read_checked_and_keyed(tmp_path):
     options = ["--pretrain-option", "candidates=8", "--pretrain-option", "cost_window=20.0"]
     args, given = T.parse_args([*argv, *options, "--pretrain-option", "sample_bias=None"])
     assert teacher_options(args) == {"candidates": 8, "cost_window": 20.0, "sample_bias": None}
-    wide = demonstration_key(make_plan(args, given))
+    wide = demonstration_key(make_plan(args, given).imitation)
     # demonstrations of another search are not reused
-    assert wide["teacher_options"] != demonstration_key(make_plan(*T.parse_args(argv)))["teacher_options"] == {}
+    plain = demonstration_key(make_plan(*T.parse_args(argv)).imitation)
+    assert wide["teacher_options"] != plain["teacher_options"] == {}
 
 
 @pytest.mark.parametrize(
@@ -309,7 +310,7 @@ def test_dagger_records_the_teachers_moves_in_the_students_games():
     def first_legal(obs, masks):
         return np.argmax(masks, axis=1)
 
-    data = collect_demonstrations(plan, seed=4, samples=600, student=first_legal)
+    data = collect_demonstrations(plan.imitation, seed=4, samples=600, student=first_legal)
     assert len(data["act"]) >= 600
     heuristic = batched("heuristic", seed=0, rules=rules)
     np.testing.assert_array_equal(data["act"], heuristic.act_batch(data["obs"], data["mask"]))

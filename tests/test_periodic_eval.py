@@ -48,7 +48,7 @@ def test_the_lean_learner_keeps_its_games_and_its_wilson_interval(tmp_path):
     row, with a line printed per opponent."""
     plan = plan_of(tmp_path, algo="ppo", num_players=3)
     lines: list[str] = []
-    rates = periodic_evaluation(LEARNER, plan, 512, 90.0, write=lines.append)
+    rates = periodic_evaluation(LEARNER, plan.evaluation, 512, 90.0, write=lines.append)
     rows = read_csv(plan.run_dir / "eval.csv")
     assert list(rows[0]) == EVAL_COLUMNS and [r["opponent"] for r in rows] == ["random", "heuristic"]
     won = SEAT_COUNTERS.index("wins")
@@ -74,8 +74,9 @@ def test_maskable_ppo_keeps_its_games_and_its_paired_interval(tmp_path):
     plan = plan_of(tmp_path, algo="maskable_ppo", num_players=3)
     notes: list[str] = []
     rates = periodic_evaluation(
-        LEARNER, plan, 0, 0.0, one_seat=False, own_deals=False, paired=True, announce=notes.append, write=notes.append
-    )
+        LEARNER, plan.evaluation, 0, 0.0, one_seat=False, own_deals=False, paired=True, announce=notes.append,
+        write=notes.append,
+    )  # fmt: skip
     rows = read_csv(plan.run_dir / "eval.csv")
     assert list(rows[0]) == EVAL_COLUMNS and [r["opponent"] for r in rows] == ["random", "heuristic"]
     games = whole_deals(4, 2, 3, duplicate=True)

@@ -249,7 +249,7 @@ def test_both_learners_imitate_with_the_one_behaviour_cloning(tmp_path):
     run = ppo.train(plan)["run_dir"]
     torch.manual_seed(plan.seeds.training)
     direct = ppo.run_policy(plan.model, plan.rules)  # the run's network (its defaults: the score features)
-    imitation_pretrain(direct, plan, log=lambda _: None)
+    imitation_pretrain(direct, plan.imitation, log=lambda _: None)
     trained = torch.load(run / "checkpoint.pt", weights_only=True)["policy"]
     fresh = ppo.run_policy(plan.model, plan.rules).state_dict()
     assert all(torch.equal(trained[k], v) for k, v in direct.state_dict().items())

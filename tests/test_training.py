@@ -381,9 +381,10 @@ def test_args_parser_defaults_and_docs():
 
 def test_the_plan_holds_the_imitation_settings_frozen(tmp_path):
     """``make_plan``'s ``imitation``: the parsed imitation options as frozen values (the teacher's
-    options as ``(name, value)`` pairs), each field documented; with ``--pretrain none`` no
-    teacher and its options left unread."""
-    from training.plan import ImitationSettings, make_plan
+    options as ``(name, value)`` pairs) with the environments it collects in and its seeds (one
+    per DAgger round), each field documented; with ``--pretrain none`` no teacher and its options
+    left unread."""
+    from training.plan import COLLECT_ENVS, ImitationSettings, make_plan
 
     argv = ["--algo", "maskable_ppo", "--pretrain", "search_fast", "--advice", "heuristic", "--no-progress"]
     argv += ["--output-dir", str(tmp_path)]
@@ -392,11 +393,15 @@ def test_the_plan_holds_the_imitation_settings_frozen(tmp_path):
     argv += ["--batch-size", "96", "--vf-coef", "0.25", "--max-grad-norm", "0.7", "--gamma", "0.9"]
     argv += ["--dagger-rounds", "2", "--dagger-samples", "700", "--dagger-epochs", "5"]
     argv += ["--pretrain-data", str(tmp_path / "demos.npz"), "--opponents", "greedy:2", "--learner-seat", "1"]
-    settings = make_plan(*T.parse_args(argv)).imitation
+    plan = make_plan(*T.parse_args(argv))
+    settings = plan.imitation
     assert settings == ImitationSettings(
         teacher="search_fast",
         teacher_options=(("candidates", 8),),
-        advice="heuristic",
+        env=plan.env,
+        kind=plan.kind,
+        envs=min(plan.n_envs, COLLECT_ENVS[plan.kind]),
+        seed=plan.seeds.imitation,
         samples=1234,
         epochs=3,
         lr=5e-4,
@@ -405,8 +410,7 @@ def test_the_plan_holds_the_imitation_settings_frozen(tmp_path):
         batch_size=96,
         vf_coef=0.25,
         max_grad_norm=0.7,
-        gamma=0.9,
-        dagger_rounds=2,
+        dagger_seeds=(plan.seeds.dagger(0), plan.seeds.dagger(1)),
         dagger_samples=700,
         dagger_epochs=5,
         data=tmp_path / "demos.npz",
@@ -414,6 +418,7 @@ def test_the_plan_holds_the_imitation_settings_frozen(tmp_path):
         learner_seat="1",
         progress=False,
     )
+    assert (settings.env.advice, settings.env.gamma) == ("heuristic", 0.9)
     with pytest.raises(dataclasses.FrozenInstanceError):
         settings.samples = 1  # type: ignore[misc]
     assert set(config.field_docs(ImitationSettings)) == {f.name for f in dataclasses.fields(ImitationSettings)}
@@ -427,8 +432,9 @@ def test_the_plan_holds_the_run_settings_frozen(tmp_path):
     """``make_plan``'s settings below the plan: the network, PPO's hyperparameters, the periodic
     and the final evaluation, the league and the run's bookkeeping, as the parsed options' frozen
     values (the periodic evaluation's opponents those available, its episode ``game`` unless
-    given), each field documented."""
+    given) with the game, rules, seeds, workers and run directory each reads, each field documented."""
     from training.plan import EvalSettings, FinalEvalSettings, LeagueSettings, ModelSettings, PPOSettings, make_plan
+    from yaniv_env.core.cpus import available_cpus
 
     argv = ["--algo", "maskable_ppo", "--output-dir", str(tmp_path), "--no-progress", "--set", "call_max=6"]
     argv += ["--net-arch", "64,32", "--activation", "tanh", "--advice", "greedy", "--advice-scale", "2.5"]
@@ -455,11 +461,18 @@ def test_the_plan_holds_the_run_settings_frozen(tmp_path):
         device="cpu",
     )
     assert (plan.ppo.learning_rate, plan.ppo.n_steps, plan.ppo.ent_coef) == (2e-4, 48, 0.02)
+    where = dict(game="yaniv", rules=plan.rules, run_dir=plan.run_dir)
     assert plan.evaluation == EvalSettings(
-        every=1000, games=30, opponents=(("random", 1.0), ("greedy", 1.0)), episode="game"
+        every=1000, games=30, opponents=(("random", 1.0), ("greedy", 1.0)), episode="game",
+        seed=plan.seeds.periodic_evaluation, **where,
+    )  # fmt: skip
+    assert plan.final_evaluation == FinalEvalSettings(
+        games=50, opponents="heuristic", episode="round", workers=min(plan.n_envs, available_cpus()),
+        seed=plan.args.seed, progress=False, **where,
+    )  # fmt: skip
+    assert plan.league == LeagueSettings(
+        snapshot_every=700, size=3, gate_games=12, gate_margin=0.25, gate_seed=plan.seeds.gate
     )
-    assert plan.final_evaluation == FinalEvalSettings(games=50, opponents="heuristic", episode="round")
-    assert plan.league == LeagueSettings(snapshot_every=700, size=3, gate_games=12, gate_margin=0.25)
     for settings in (plan.model, plan.ppo, plan.evaluation, plan.final_evaluation, plan.league):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(settings, dataclasses.fields(settings)[0].name, None)
@@ -468,7 +481,11 @@ def test_the_plan_holds_the_run_settings_frozen(tmp_path):
     for kind in (ModelSettings, PPOSettings, EvalSettings, FinalEvalSettings, LeagueSettings):
         assert set(config.field_docs(kind)) == {f.name for f in dataclasses.fields(kind)}, kind
     argv = ["--algo", "maskable_ppo", "--eval-every", "0", "--eval-episode", "round", "--output-dir", str(tmp_path)]
-    assert make_plan(*T.parse_args(argv)).evaluation == EvalSettings(every=0, games=20, opponents=(), episode="round")
+    never = make_plan(*T.parse_args(argv))
+    assert never.evaluation == EvalSettings(
+        every=0, games=20, opponents=(), episode="round", game="yaniv", rules=never.rules,
+        seed=never.seeds.periodic_evaluation, run_dir=never.run_dir,
+    )  # fmt: skip
 
 
 def test_bad_arguments_are_reported(tmp_path, capsys):

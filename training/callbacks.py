@@ -15,22 +15,28 @@ from agents.evaluation.progress import progress_bar
 from agents.trained import TrainedAgent, load
 from training.envs import EnvSpec
 from training.periodic_eval import periodic_evaluation
-from training.plan import Plan
+from training.plan import EvalSettings, LeagueSettings
 from training.run_state import Run
 from yaniv_env.core.outcome import place_reward
 
 
-def make_callback(run: Run, plan: Plan, venv) -> CallbackList:
-    """The callbacks of a run's PPO phase, in the order they act at each step."""
-    progress = ProgressCallback(run, plan)
-    callbacks: list[BaseCallback] = [progress]
-    if plan.evaluation.every:
-        callbacks.append(EvaluationCallback(run, plan, progress))
-    if plan.env.league:
-        callbacks.append(LeagueCallback(run, plan, venv, progress))
-    if plan.checkpoint_every:
-        callbacks.append(CheckpointCallback(run, plan.checkpoint_every))
-    callbacks.append(BudgetCallback(run, plan.total, plan.budget))
+def make_callback(
+    run: Run, venv, evaluation: EvalSettings, league: LeagueSettings, *, checkpoint_every: int,
+    total: int | None, budget: float | None, progress: bool,
+) -> CallbackList:  # fmt: skip
+    """The callbacks of a run's PPO phase, in the order they act at each step: the bar
+    (``progress``: shown), the periodic evaluation (every ``evaluation.every`` steps), the
+    league (when the run's environments have one), the checkpoint (every ``checkpoint_every``
+    steps; 0: none) and the budget (``total`` steps, ``budget`` seconds)."""
+    bar = ProgressCallback(run, total, budget, progress)
+    callbacks: list[BaseCallback] = [bar]
+    if evaluation.every:
+        callbacks.append(EvaluationCallback(run, evaluation, bar))
+    if run.env.league:
+        callbacks.append(LeagueCallback(run, league, venv, bar))
+    if checkpoint_every:
+        callbacks.append(CheckpointCallback(run, checkpoint_every))
+    callbacks.append(BudgetCallback(run, total, budget))
     return CallbackList(callbacks)
 
 
@@ -62,22 +68,23 @@ def gate_score(model, member, spec: EnvSpec, games: int, seed: int) -> float:
 
 
 class ProgressCallback(BaseCallback):
-    """The PPO bar: minutes of the budget (or steps), steps/s without the evaluations' time,
-    the last periodic evaluation, the league pool, and what the other callbacks are doing."""
+    """The PPO bar (``show``: drawn): minutes of the ``budget`` (or ``total`` steps), steps/s
+    without the evaluations' time, the last periodic evaluation, the league pool, and what the
+    other callbacks are doing."""
 
-    def __init__(self, run: Run, plan: Plan):
+    def __init__(self, run: Run, total: int | None, budget: float | None, show: bool):
         super().__init__()
-        self.run, self.plan = run, plan
+        self.run, self.total, self.budget, self.show = run, total, budget, show
         self.bar = None
         self.paused_seconds = 0.0  # spent evaluating: not counted in the steps/s
 
     def _on_training_start(self) -> None:
         self.start_steps = self.model.num_timesteps
         self.start_time = time.time()
-        if self.plan.budget is not None:
-            self.bar = progress_bar(self.plan.budget / 60, self.plan.progress, "PPO", minutes=True)
+        if self.budget is not None:
+            self.bar = progress_bar(self.budget / 60, self.show, "PPO", minutes=True)
         else:
-            self.bar = progress_bar(self.plan.total, self.plan.progress, "PPO", "steps")
+            self.bar = progress_bar(self.total, self.show, "PPO", "steps")
         self.note()
 
     def _on_step(self) -> bool:
@@ -88,8 +95,8 @@ class ProgressCallback(BaseCallback):
         """Advance the bar; ``doing`` (``""`` to clear it) redraws it with that note."""
         if self.bar is None:
             return
-        n, budget = self.model.num_timesteps, self.plan.budget
-        target = min(self.run.elapsed, budget) / 60 if budget is not None else min(n, self.plan.total)
+        n, budget = self.model.num_timesteps, self.budget
+        target = min(self.run.elapsed, budget) / 60 if budget is not None else min(n, self.total)
         if target <= self.bar.n and doing is None:
             return
         self.bar.update(max(0, target - self.bar.n))
@@ -98,7 +105,7 @@ class ProgressCallback(BaseCallback):
         if self.run.last_eval:
             rates = ", ".join(f"{name} {res['game_win_rate']:.2f}" for name, res in self.run.last_eval.items())
             text += f" | last evaluation, game win rate vs {rates}"
-        if self.plan.env.league:
+        if self.run.env.league:
             text += f" | league pool {len(self.run.league.pool)}"
         if doing:
             text += f" | {doing}"
@@ -123,19 +130,19 @@ class EvaluationCallback(BaseCallback):
     progress bar, and the game win rate with its 95% interval over the deals on the bar and in
     TensorBoard."""
 
-    def __init__(self, run: Run, plan: Plan, progress: ProgressCallback):
+    def __init__(self, run: Run, settings: EvalSettings, progress: ProgressCallback):
         super().__init__()
-        self.run, self.plan, self.progress = run, plan, progress
+        self.run, self.settings, self.progress = run, settings, progress
 
     def _on_training_start(self) -> None:
         n = self.model.num_timesteps
-        self.next = next_multiple(n, self.plan.evaluation.every)
+        self.next = next_multiple(n, self.settings.every)
         if n == 0:
             self.evaluate()  # the starting point of the learning curve
 
     def _on_step(self) -> bool:
         if self.model.num_timesteps >= self.next:
-            self.next += self.plan.evaluation.every
+            self.next += self.settings.every
             self.evaluate()
         return True
 
@@ -148,7 +155,7 @@ class EvaluationCallback(BaseCallback):
             return TrainedAgent(self.model.policy, meta, rules, seed=seed)
 
         rates = periodic_evaluation(
-            current_policy, self.plan, n, run.elapsed, one_seat=False, own_deals=False, paired=True,
+            current_policy, self.settings, n, run.elapsed, one_seat=False, own_deals=False, paired=True,
             announce=self.progress.note, write=self.progress.write,
         )  # fmt: skip
         for name, est in rates.items():
@@ -162,24 +169,25 @@ class EvaluationCallback(BaseCallback):
 class LeagueCallback(BaseCallback):
     """Every ``--snapshot-every`` steps: the current policy plays each pool member (the
     gate); it joins the pool when its mean placement reward reaches ``--gate-margin`` (the
-    first always joins), and the training environments get the new pool."""
+    first always joins), and the training environments get the new pool; the gate's games are
+    those of the run's environments (``run.env``)."""
 
-    def __init__(self, run: Run, plan: Plan, venv, progress: ProgressCallback):
+    def __init__(self, run: Run, settings: LeagueSettings, venv, progress: ProgressCallback):
         super().__init__()
-        self.run, self.plan, self.venv, self.progress = run, plan, venv, progress
+        self.run, self.settings, self.venv, self.progress = run, settings, venv, progress
 
     def _on_training_start(self) -> None:
-        self.next = next_multiple(self.model.num_timesteps, self.plan.league.snapshot_every)
+        self.next = next_multiple(self.model.num_timesteps, self.settings.snapshot_every)
 
     def _on_step(self) -> bool:
         if self.model.num_timesteps >= self.next:
-            self.next += self.plan.league.snapshot_every
+            self.next += self.settings.snapshot_every
             self.snapshot()
         return True
 
     def gate(self) -> dict[str, float]:
         """The current policy's mean placement reward against each pool member (:func:`gate_score`)."""
-        run, plan, games = self.run, self.plan, self.plan.league.gate_games
+        run, settings, games = self.run, self.settings, self.settings.gate_games
         meta = run.metadata(self.model)
 
         def current_policy(seed, rules):
@@ -189,10 +197,10 @@ class LeagueCallback(BaseCallback):
         for rel, path in zip(run.league.pool, run.league.paths(run.dir), strict=True):
 
             def member(seed, rules, path=path):  # a snapshot this run wrote
-                return load(path, rules=run.rules, deterministic=plan.env.league_deterministic, seed=seed, trusted=True)
+                return load(path, rules=run.rules, deterministic=run.env.league_deterministic, seed=seed, trusted=True)
 
             self.progress.note(f"gate: {games} games vs {rel}")
-            scores[rel] = gate_score(current_policy, member, plan.env, games, plan.seeds.gate)
+            scores[rel] = gate_score(current_policy, member, run.env, games, settings.gate_seed)
         self.progress.note("")
         return scores
 
@@ -200,7 +208,7 @@ class LeagueCallback(BaseCallback):
         run, n = self.run, self.model.num_timesteps
         scores = self.gate()
         mean = float(np.mean(list(scores.values()))) if scores else None
-        joined = mean is None or mean >= self.plan.league.gate_margin
+        joined = mean is None or mean >= self.settings.gate_margin
         entry = {"timesteps": n, "vs_pool": scores, "mean": mean, "joined": joined}
         if joined:
             rel = f"league/snapshot_{n:010d}.zip"

@@ -10,23 +10,24 @@ from agents.evaluation import evaluate, whole_deals
 from agents.evaluation.reports import final_table
 from training import config
 from training.league import parse_mix
-from training.plan import Plan
+from training.plan import FinalEvalSettings
 from yaniv_env.games import get_game
 
 
-def final_evaluation(plan: Plan, model_path: Path) -> int:
+def final_evaluation(settings: FinalEvalSettings, model_path: Path) -> int:
     """Evaluate the model against each baseline with :func:`agents.evaluation.evaluate`
     (duplicate format, on the deals of ``--seed``), save the tables as
-    ``final_eval.{txt,json}`` and ``final_eval_vs_*.csv`` and end with the framed summary table."""
-    settings, rules, run_dir = plan.final_evaluation, plan.rules, plan.run_dir
-    game = get_game(plan.env.game)
+    ``final_eval.{txt,json}`` and ``final_eval_vs_*.csv`` in the run's directory and end with
+    the framed summary table."""
+    rules, run_dir = settings.rules, settings.run_dir
+    game = get_game(settings.game)
     mix = config.filter_available(parse_mix(settings.opponents), rules, "final evaluation", False)
     entrants = [name for name, _ in mix]
     games = whole_deals(settings.games, 2, rules.num_players, duplicate=True)
     unit = "games" if settings.episode == "game" else f"single-{game.part} games"
     print(
         f"\nfinal evaluation: {games} {unit} against each of {', '.join(entrants)} "
-        f"(duplicate format, {plan.eval_workers} workers)"
+        f"(duplicate format, {settings.workers} workers)"
     )
     tables, results = [], {}
     for opp in entrants:
@@ -35,11 +36,11 @@ def final_evaluation(plan: Plan, model_path: Path) -> int:
             rules=rules,
             num_players=rules.num_players,
             games=games,
-            seed=plan.seeds.run,
+            seed=settings.seed,
             duplicate=True,
-            workers=plan.eval_workers,
+            workers=settings.workers,
             episode=settings.episode,
-            progress=plan.progress,
+            progress=settings.progress,
             game=game.name,
             desc=f"final evaluation vs {opp}",
         )

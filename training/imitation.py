@@ -26,23 +26,22 @@ from agents.evaluation.progress import progress_bar
 from agents.trained import action_fingerprint, atomic_write_bytes, observation_fingerprint, rules_to_dict
 from training.args import ConfigError
 from training.envs import make_train_venv
-from training.plan import ImitationSettings, Plan
+from training.plan import ImitationSettings
 from yaniv_env.core.limits import ZIP_ERRORS, ZipLimits, loads, open_zip, read_member
 
 
-def collect_demonstrations(plan: Plan, seed: int, samples: int | None = None, student=None) -> dict:
-    """The --pretrain agent plays the learner's seat in training environments (same
-    opponents, reward and shaping) for about ``samples`` (--pretrain-samples) decisions:
+def collect_demonstrations(settings: ImitationSettings, seed: int, samples: int | None = None, student=None) -> dict:
+    """The --pretrain agent plays the learner's seat in ``settings.envs`` training environments
+    (same opponents, reward and shaping) for about ``samples`` (--pretrain-samples) decisions:
     the observations, masks and moves of its finished episodes, with their discounted
     returns and episode numbers. With a ``student`` (``(observations, masks) -> actions``)
     the student's moves are played and the teacher's are recorded (DAgger); the returns
     are then the student's. ``seed`` seeds the environments, the teacher and the advisor."""
-    settings = plan.imitation
     t0 = time.time()
-    n_envs = plan.collect_envs
-    venv = make_train_venv(plan.env, seed, n_envs, None, plan.kind, advice_seed=seed)
+    n_envs, env = settings.envs, settings.env
+    venv = make_train_venv(env, seed, n_envs, None, settings.kind, advice_seed=seed)
     venv.seed(seed)
-    teacher = batched(settings.teacher, seed=seed, rules=plan.rules, **dict(settings.teacher_options))
+    teacher = batched(settings.teacher, seed=seed, rules=env.rules, **dict(settings.teacher_options))
     want = settings.samples if samples is None else samples
     # one row per decision, in the order taken; the episodes still open when the budget is
     # reached are dropped, so the rows are kept until then (no fixed-size buffer: with many
@@ -53,13 +52,13 @@ def collect_demonstrations(plan: Plan, seed: int, samples: int | None = None, st
     if searching:
         rows.update(cand_act=[], cand_value=[])
     width = getattr(teacher, "candidates", 0) + 1  # its plans, plus Yaniv
-    episodes = _Episodes(n_envs, settings.gamma)
+    episodes = _Episodes(n_envs, env.gamma)
     what = f"{settings.teacher}'s moves" if student is None else f"{settings.teacher}'s moves in the student's games"
     bar = progress_bar(want, settings.progress, f"imitation: collecting {what}", "decisions")
     obs = venv.reset()
     while episodes.finished_rows < want:
         masks = np.asarray(venv.env_method("action_masks"), dtype=bool)
-        seen = obs[:, :-1] if settings.advice else obs  # the teacher sees the environment's observation
+        seen = obs[:, :-1] if env.advice else obs  # the teacher sees the environment's observation
         actions = teacher.act_batch(seen, masks)
         if searching:
             cand_act, cand_value = _candidates(teacher.searched_values, n_envs, width)
@@ -145,13 +144,13 @@ def _candidates(searched_values: dict, n_envs: int, width: int) -> tuple[np.ndar
     return cand_act, cand_value
 
 
-def demonstration_key(plan: Plan) -> dict:
+def demonstration_key(settings: ImitationSettings) -> dict:
     """What demonstrations depend on: a saved set is reused only when all of it matches."""
-    settings, env, rules = plan.imitation, plan.env, plan.rules
+    env, rules = settings.env, settings.env.rules
     return {
         "teacher": settings.teacher,
         "teacher_options": dict(settings.teacher_options),
-        "advice": settings.advice,
+        "advice": env.advice,
         "game": env.game,
         "rules": rules_to_dict(rules),
         "observation": observation_fingerprint(rules),
@@ -162,7 +161,7 @@ def demonstration_key(plan: Plan) -> dict:
         "reward": env.reward,
         "turn_limit": env.turn_limit,
         "shaping": env.shaping,
-        "gamma": settings.gamma,
+        "gamma": env.gamma,
     }
 
 
@@ -279,7 +278,7 @@ def policy_targets(data: dict, temperature: float) -> tuple[np.ndarray, np.ndarr
     return idx, prob.astype(np.float32)
 
 
-def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
+def imitation_pretrain(policy, settings: ImitationSettings, log=print) -> dict:
     """Behaviour cloning warm start on the --pretrain agent's decisions
     (:func:`collect_demonstrations`, or --pretrain-data when it exists): the policy is
     fitted to its moves (cross-entropy over the legal actions) and the value net to its
@@ -290,16 +289,16 @@ def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
     learner's (:mod:`training.ppo`), fitted in place."""
     import torch
 
-    settings, seed = plan.imitation, plan.seeds.imitation
+    seed = settings.seed
     t0 = time.time()
     source = "collected"
-    key = demonstration_key(plan)
+    key = demonstration_key(settings)
     path = settings.data
     if path is not None and path.is_file():
         data = load_demonstrations(path, key)
         source = f"loaded from {path}"
     else:
-        data = collect_demonstrations(plan, seed)
+        data = collect_demonstrations(settings, seed)
         if path is not None:
             save_demonstrations(path, data, key)
             source = f"collected, saved to {path}"
@@ -311,7 +310,7 @@ def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(policy.parameters(), lr=settings.lr)
     _fit(policy, opt, data, settings, settings.epochs, rng)
-    data, rounds = _dagger(policy, opt, data, plan, rng, log)
+    data, rounds = _dagger(policy, opt, data, settings, rng, log)
 
     obs_buf, act_buf, collect_s = data["obs"], data["act"], data["collect_seconds"]
     soft = settings.temperature > 0 and data.get("cand_act") is not None  # as policy_targets decides
@@ -337,7 +336,7 @@ def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
     if rounds:
         info["dagger"] = rounds
     departures = ""
-    if settings.advice:  # what the advice alone cannot give: the teacher's departures from it
+    if settings.env.advice:  # what the advice alone cannot give: the teacher's departures from it
         differs = act_buf != obs_buf[:, -1].astype(np.int64)
         info["teacher_departs"] = round(float(differs.mean()), 4) if len(differs) else float("nan")
         held_out_departures = test_idx[differs[test_idx]]
@@ -357,20 +356,22 @@ def imitation_pretrain(policy, plan: Plan, log=print) -> dict:
     return info
 
 
-def _dagger(policy, opt, data: dict, plan: Plan, rng: np.random.Generator, log) -> tuple[dict, list[dict]]:
+def _dagger(
+    policy, opt, data: dict, settings: ImitationSettings, rng: np.random.Generator, log
+) -> tuple[dict, list[dict]]:
     """--dagger-rounds rounds: the student plays (sampling, as PPO will), the teacher labels
     its positions, and the policy is fitted again on all the decisions so far."""
-    settings, rounds = plan.imitation, []
-    for r in range(settings.dagger_rounds):
-        round_seed = plan.seeds.dagger(r)
+    rounds = []
+    total = len(settings.dagger_seeds)
+    for r, round_seed in enumerate(settings.dagger_seeds):
         student = _sampler(policy, np.random.default_rng(round_seed))
-        new = collect_demonstrations(plan, round_seed, settings.dagger_samples, student)
+        new = collect_demonstrations(settings, round_seed, settings.dagger_samples, student)
         agreement = _accuracy(policy, new, np.arange(len(new["act"])))
         data = _merged(data, new)
         _fit(policy, opt, data, settings, settings.dagger_epochs, rng, f"DAgger round {r + 1}")
         rounds.append({"decisions": int(len(new["act"])), "agreement": round(agreement, 4)})
         log(
-            f"DAgger round {r + 1}/{settings.dagger_rounds}: {len(new['act']):,} of the student's decisions labelled "
+            f"DAgger round {r + 1}/{total}: {len(new['act']):,} of the student's decisions labelled "
             f"by {settings.teacher!r} in {new['collect_seconds']:.0f} s; it agreed with {agreement:.3f} of them"
         )
     return data, rounds
@@ -402,7 +403,7 @@ def _fit(
                 torch.as_tensor(target_prob[b, k]) * dist.log_prob(torch.as_tensor(target_act[b, k]))
                 for k in range(target_act.shape[1])
             )
-            if settings.advice and settings.departure_weight != 1.0:
+            if settings.env.advice and settings.departure_weight != 1.0:
                 departs = act_buf[b] != obs_buf[b, -1].astype(np.int64)
                 w = torch.as_tensor(np.where(departs, settings.departure_weight, 1.0), dtype=log_prob.dtype)
                 loss_pi = -(w * log_prob).sum() / w.sum()

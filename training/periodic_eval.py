@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agents.evaluation import Estimate, EvalResult, evaluate, whole_deals
 from agents.evaluation.stats import entrant_statistics
-from training.plan import Plan
+from training.plan import EvalSettings
 from training.run_state import read_csv
 
 #: The columns of ``eval.csv``, a row per evaluation and opponent: the learner's steps, the
@@ -85,31 +85,32 @@ def unfinished(result: EvalResult) -> int:
 
 
 def periodic_evaluation(
-    learner: Callable, plan: Plan, timesteps: int, elapsed: float, *, one_seat: bool = True, own_deals: bool = True,
-    paired: bool = False, announce: Callable[[str], None] | None = None, write: Callable[[str], None] = _print,
+    learner: Callable, settings: EvalSettings, timesteps: int, elapsed: float, *, one_seat: bool = True,
+    own_deals: bool = True, paired: bool = False, announce: Callable[[str], None] | None = None,
+    write: Callable[[str], None] = _print,
 ) -> dict[str, Estimate]:  # fmt: skip
     """Evaluate ``learner`` (an entrant factory ``(seed, rules) -> agent``: the run's policy as
     it is, at ``timesteps`` steps and ``elapsed`` seconds of the run) against each periodic
-    evaluation opponent of ``plan`` (:func:`play_learner`: ``--eval-games`` games of
+    evaluation opponent of ``settings`` (:func:`play_learner`: ``--eval-games`` games of
     ``--eval-episode``, the same deals at every evaluation); append a row per opponent to the
     run's ``eval.csv`` (:func:`append_evaluations`); ``write`` a line per opponent
     (``announce`` says which games are about to be played); return the game win rate against
     each opponent (:func:`learner_win_rate`).
 
     Each learner keeps the evaluation it had: the lean learner's defaults (the learner at one
-    seat, the opponent ``k`` on the deals of ``plan.seeds.periodic_evaluation + k``, a Wilson
-    interval over the games); MaskablePPO's ``one_seat=False, own_deals=False, paired=True``
-    (the two seated cyclically, every opponent on the deals of ``plan.seeds.periodic_evaluation``,
-    the duplicate format's interval over the deals)."""
-    settings, rules = plan.evaluation, plan.rules
+    seat, the opponent ``k`` on the deals of ``settings.seed + k``, a Wilson interval over the
+    games); MaskablePPO's ``one_seat=False, own_deals=False, paired=True`` (the two seated
+    cyclically, every opponent on the deals of ``settings.seed``, the duplicate format's
+    interval over the deals)."""
+    rules = settings.rules
     rows, rates = [], {}
     for k, (opponent, _) in enumerate(settings.opponents):
         if announce is not None:
             announce(f"evaluating: {learner_games(settings.games, rules.num_players, one_seat)} games vs {opponent}")
-        seed = plan.seeds.periodic_evaluation + (k if own_deals else 0)
+        seed = settings.seed + (k if own_deals else 0)
         result = play_learner(
             learner, rules, opponent, settings.games, seed, one_seat=one_seat, episode=settings.episode,
-            game=plan.env.game,
+            game=settings.game,
         )  # fmt: skip
         rate, stopped = learner_win_rate(result, paired), unfinished(result)
         rates[opponent] = rate
@@ -120,7 +121,7 @@ def periodic_evaluation(
             f"  eval vs {opponent}: {rate.value:.3f} [{rate.low:.3f}, {rate.high:.3f}] of {result.games} games "
             f"({stopped} unfinished)"
         )
-    append_evaluations(plan.run_dir / "eval.csv", rows)
+    append_evaluations(settings.run_dir / "eval.csv", rows)
     return rates
 
 

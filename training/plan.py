@@ -6,9 +6,11 @@ stored arguments, the game's and a from-scratch run's defaults, the rules, the k
 number of training environments, torch threads and evaluation workers, the budget, the
 opponent mixes, the environments' values (:class:`training.envs.EnvSpec`), the settings
 each part of training reads (PPO's, the network's, the imitation's, the periodic and the
-final evaluation's, the league's: :class:`PPOSettings` and the others) and the seeds. Below
-the plan only the run's stored arguments (``args.json``, the checkpoints' metadata) are the
-whole :class:`~training.args.Args`.
+final evaluation's, the league's: :class:`PPOSettings` and the others, each with the
+values, seeds and places its phase reads) and the seeds. The learners read the plan
+(:func:`training.train.run`, :func:`training.ppo.run`) and hand each phase its settings, as
+values: the phases never see the plan. Below the plan only the run's stored arguments
+(``args.json``, the checkpoints' metadata) are the whole :class:`~training.args.Args`.
 
 Seeds
 -----
@@ -194,6 +196,14 @@ class EvalSettings:
     """``--eval-opponents``: those available under the rules, with their weights (empty when never)."""
     episode: str
     """``--eval-episode``: MaskablePPO's episode of the evaluation's games (``game`` unless given)."""
+    game: str
+    """``--game``: the game played."""
+    rules: Rules
+    """The run's rules."""
+    seed: int
+    """The deals (:attr:`Seeds.periodic_evaluation`: the same at every evaluation and in every segment)."""
+    run_dir: Path
+    """The run's directory: each evaluation appends its rows to its ``eval.csv``."""
 
 
 @dataclass(frozen=True)
@@ -207,13 +217,26 @@ class FinalEvalSettings:
     """``--final-eval-opponents`` as given (the unavailable ones are left out when it starts)."""
     episode: str
     """``--final-eval-episode``: ``game`` or ``round``."""
+    game: str
+    """``--game``: the game played."""
+    rules: Rules
+    """The run's rules."""
+    workers: int
+    """Processes playing the games: one per training environment, at most one per CPU."""
+    seed: int
+    """The deals: those of ``--seed`` itself (:attr:`Seeds.run`), as ``yaniv eval --seed`` plays."""
+    progress: bool
+    """``--progress``: show progress bars."""
+    run_dir: Path
+    """The run's directory, where its tables are written."""
 
 
 @dataclass(frozen=True)
 class LeagueSettings:
     """MaskablePPO's league: its snapshots and their gate (``--snapshot-every``, ``--league-size``,
     ``--gate-*``; :class:`training.callbacks.LeagueCallback`), as values. Whether there is one,
-    the chance of a pool seat and the members' arg-max play are the environments' (``plan.env``)."""
+    the chance of a pool seat and the members' arg-max play are the environments'
+    (:class:`~training.envs.EnvSpec`)."""
 
     snapshot_every: int
     """``--snapshot-every``: timesteps between two snapshots."""
@@ -223,6 +246,8 @@ class LeagueSettings:
     """``--gate-games``: episodes against each pool member before a snapshot may join."""
     gate_margin: float
     """``--gate-margin``: the mean placement reward against the pool a snapshot needs to join."""
+    gate_seed: int
+    """The gate's deals (:attr:`Seeds.gate`: the same in every segment)."""
 
 
 @dataclass(frozen=True)
@@ -234,8 +259,15 @@ class ImitationSettings:
     """``--pretrain``: the agent imitated (empty: no imitation phase)."""
     teacher_options: tuple[tuple[str, object], ...]
     """``--pretrain-option`` as the teacher's keywords, ``(name, value)`` pairs in the order given."""
-    advice: str
-    """``--advice``: the advisor whose move ends the observation (empty: none)."""
+    env: EnvSpec
+    """The training environments, whose learner's seat the teacher plays (their ``advice``
+    ends the observation; their ``gamma`` discounts the returns the value net is fitted to)."""
+    kind: str
+    """The kind of those environments: ``batched``, ``dummy`` or ``subproc``."""
+    envs: int
+    """Environments stepped together (the training environments, at most :data:`COLLECT_ENVS` of the kind)."""
+    seed: int
+    """:attr:`Seeds.imitation`: the teacher, its environments, the fitting's shuffles."""
     samples: int
     """``--pretrain-samples``: the teacher's decisions to collect."""
     epochs: int
@@ -252,10 +284,8 @@ class ImitationSettings:
     """``--vf-coef``: the value loss's weight."""
     max_grad_norm: float
     """``--max-grad-norm``: the gradient's norm is clipped to this."""
-    gamma: float
-    """``--gamma``: the discount of the returns the value net is fitted to."""
-    dagger_rounds: int
-    """``--dagger-rounds``: DAgger rounds after the behaviour cloning."""
+    dagger_seeds: tuple[int, ...]
+    """``--dagger-rounds``: a seed per DAgger round after the behaviour cloning (:meth:`Seeds.dagger`)."""
     dagger_samples: int
     """``--dagger-samples``: the student's decisions labelled in each round."""
     dagger_epochs: int
@@ -272,7 +302,8 @@ class ImitationSettings:
 
 @dataclass(frozen=True)
 class Plan:
-    """A run resolved: what :func:`training.train.train` and its phases read."""
+    """A run resolved: what each learner's ``run`` reads (:func:`training.train.run`,
+    :func:`training.ppo.run`), handing each phase its settings."""
 
     args: Args
     """The arguments after ``--resume`` and the defaults, as stored (``args.json``, the checkpoints):
@@ -289,12 +320,8 @@ class Plan:
     """The training environments: ``batched``, ``dummy`` or ``subproc``."""
     n_envs: int
     """Training environments stepped together."""
-    collect_envs: int
-    """Environments of the imitation phase."""
     torch_threads: int
     """Torch threads of training (the lean learner's update; its rollout takes one)."""
-    eval_workers: int
-    """Processes of the final evaluation."""
     total: int | None
     """Timesteps to reach (``None``: the time budget only)."""
     budget: float | None
@@ -303,8 +330,8 @@ class Plan:
     """``--checkpoint-every``: timesteps between two writes of the checkpoint (0: at the end only)."""
     progress: bool
     """``--progress``: show progress bars."""
-    mix: tuple[tuple[str, float], ...]
     env: EnvSpec
+    """The training environments' values (their opponents' mix: ``env.mix``)."""
     ppo: PPOSettings
     model: ModelSettings
     imitation: ImitationSettings
@@ -332,12 +359,14 @@ def make_plan(args: Args, given: set[str]) -> Plan:
     strict = "opponents" in given or args.opponents != config.defaults(args).get("opponents", Args.opponents)
     mix = tuple(config.filter_available(agent_mix(args), rules, "opponents", strict))
     args = _resolve_agents(args, given, rules, new_run=meta is None)
-    evaluation = eval_settings(args, rules)
+    seeds = Seeds(args.seed, int((meta or {}).get("segment", -1)) + 1)
+    evaluation = eval_settings(args, rules, seeds.periodic_evaluation, run_dir)
     cores = available_cpus()
     n_envs = args.n_envs or cores
     total = args.total_timesteps
     if total is None and args.minutes is None:
         total = DEFAULT_TIMESTEPS
+    env = env_spec(args, rules, mix)
     return Plan(
         args=args,
         algo=args.algo,
@@ -347,29 +376,25 @@ def make_plan(args: Args, given: set[str]) -> Plan:
         rule_options=tuple(args.set),
         kind=kind,
         n_envs=n_envs,
-        collect_envs=min(n_envs, COLLECT_ENVS[kind]),
         torch_threads=args.torch_threads or cores,
-        eval_workers=min(n_envs, cores),
         total=total,
         budget=args.minutes * 60.0 if args.minutes is not None else None,
         checkpoint_every=args.checkpoint_every,
         progress=args.progress,
-        mix=mix,
-        env=env_spec(args, rules, mix),
+        env=env,
         ppo=ppo_settings(args),
         model=model_settings(args),
-        imitation=imitation_settings(args),
+        imitation=imitation_settings(args, env, kind, min(n_envs, COLLECT_ENVS[kind]), seeds),
         evaluation=evaluation,
-        final_evaluation=FinalEvalSettings(
-            games=args.final_eval_games, opponents=args.final_eval_opponents, episode=args.final_eval_episode
-        ),
+        final_evaluation=final_eval_settings(args, rules, min(n_envs, cores), seeds.run, run_dir),
         league=LeagueSettings(
             snapshot_every=args.snapshot_every,
             size=args.league_size,
             gate_games=args.gate_games,
             gate_margin=args.gate_margin,
+            gate_seed=seeds.gate,
         ),
-        seeds=Seeds(args.seed, int((meta or {}).get("segment", -1)) + 1),
+        seeds=seeds,
     )
 
 
@@ -438,23 +463,48 @@ def model_settings(args: Args) -> ModelSettings:
     )
 
 
-def eval_settings(args: Args, rules: Rules) -> EvalSettings:
+def eval_settings(args: Args, rules: Rules, seed: int, run_dir: Path) -> EvalSettings:
     """The values the periodic evaluation reads (its opponents checked only when it runs)."""
     opponents = ()
     if args.eval_every:
         opponents = tuple(config.filter_available(parse_mix(args.eval_opponents), rules, "eval opponents", False))
     return EvalSettings(
-        every=args.eval_every, games=args.eval_games, opponents=opponents, episode=args.eval_episode or "game"
+        every=args.eval_every,
+        games=args.eval_games,
+        opponents=opponents,
+        episode=args.eval_episode or "game",
+        game=args.game,
+        rules=rules,
+        seed=seed,
+        run_dir=run_dir,
     )
 
 
-def imitation_settings(args: Args) -> ImitationSettings:
+def final_eval_settings(args: Args, rules: Rules, workers: int, seed: int, run_dir: Path) -> FinalEvalSettings:
+    """The values the final evaluation reads."""
+    return FinalEvalSettings(
+        games=args.final_eval_games,
+        opponents=args.final_eval_opponents,
+        episode=args.final_eval_episode,
+        game=args.game,
+        rules=rules,
+        workers=workers,
+        seed=seed,
+        progress=args.progress,
+        run_dir=run_dir,
+    )
+
+
+def imitation_settings(args: Args, env: EnvSpec, kind: str, envs: int, seeds: Seeds) -> ImitationSettings:
     """The values the imitation phase reads (the teacher's options parsed only when there is a
-    teacher)."""
+    teacher): it collects in ``envs`` of the training environments (``env``, of ``kind``)."""
     return ImitationSettings(
         teacher=args.pretrain,
         teacher_options=tuple(config.teacher_options(args).items()) if args.pretrain else (),
-        advice=args.advice,
+        env=env,
+        kind=kind,
+        envs=envs,
+        seed=seeds.imitation,
         samples=args.pretrain_samples,
         epochs=args.pretrain_epochs,
         lr=args.pretrain_lr,
@@ -463,8 +513,7 @@ def imitation_settings(args: Args) -> ImitationSettings:
         batch_size=args.batch_size,
         vf_coef=args.vf_coef,
         max_grad_norm=args.max_grad_norm,
-        gamma=args.gamma,
-        dagger_rounds=args.dagger_rounds,
+        dagger_seeds=tuple(seeds.dagger(r) for r in range(args.dagger_rounds)),
         dagger_samples=args.dagger_samples,
         dagger_epochs=args.dagger_epochs,
         data=Path(args.pretrain_data) if args.pretrain_data else None,

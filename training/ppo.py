@@ -778,7 +778,7 @@ def log_evaluation(policy, plan: Plan, state: dict) -> dict[str, float]:
     policy.set_training_mode(False)
     torch.set_num_threads(1)
     learner = functools.partial(as_agent, policy, advice=plan.model.advice)
-    rates = periodic_evaluation(learner, plan, state["timesteps"], state["elapsed"])
+    rates = periodic_evaluation(learner, plan.evaluation, state["timesteps"], state["elapsed"])
     return {opponent: rate.value for opponent, rate in rates.items()}
 
 
@@ -832,7 +832,7 @@ def starting_point(policy, optimizer, plan: Plan, advisor=None) -> tuple[dict, d
         policy.load_state_dict(initial_weights(Path(plan.model.init), policy))
     if plan.imitation.teacher:
         torch.set_num_threads(plan.torch_threads)  # the fit is an update: its threads
-        imitation_pretrain(policy, plan)
+        imitation_pretrain(policy, plan.imitation)
     return state, None
 
 
@@ -956,7 +956,7 @@ def run(plan: Plan) -> int:
         print(f"learning curve: {plot}")
     if plan.final_evaluation.games <= 0:
         return 0
-    return final_evaluation(plan, plan.run_dir / "model.safetensors")
+    return final_evaluation(plan.final_evaluation, plan.run_dir / "model.safetensors")
 
 
 def main(argv: list[str] | None = None) -> int:

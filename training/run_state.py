@@ -8,23 +8,27 @@ import dataclasses
 import time
 from pathlib import Path
 
+from training.args import Args
 from training.checkpoint import build_metadata, save_checkpoint
+from training.envs import EnvSpec
 from training.league import League
-from training.plan import Plan
 
 
 class Run:
-    """State of one training run: directories, league, evaluation log, budget."""
+    """State of one training run: directories, league, evaluation log, budget. ``args``: the
+    run's stored arguments; ``env``: its environments; ``meta``: the resumed checkpoint's
+    metadata (``None``: a new run); ``league_size``: the most snapshots in the pool;
+    ``segment``: the segment this session trains."""
 
-    def __init__(self, plan: Plan):
-        self.args = plan.args  # the stored arguments of its checkpoints' metadata, nothing else
-        self.env = plan.env
-        self.dir = plan.run_dir
-        self.rules = plan.rules
-        meta = plan.meta or {}
-        self.league = League.from_dict(meta.get("league"), size=plan.league.size)
+    def __init__(self, args: Args, env: EnvSpec, run_dir: Path, meta: dict | None, league_size: int, segment: int):
+        self.args = args  # the stored arguments of its checkpoints' metadata, nothing else
+        self.env = env
+        self.dir = run_dir
+        self.rules = env.rules
+        meta = meta or {}
+        self.league = League.from_dict(meta.get("league"), size=league_size)
         self.elapsed_before = float(meta.get("elapsed_seconds", 0.0))
-        self.segment = plan.segment
+        self.segment = segment
         self.t0 = time.time()
         self.last_eval: dict[str, dict] = {}
         self.pretrain: dict | None = meta.get("pretrain")

@@ -132,17 +132,18 @@ import time
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import CallbackList
 from torch import nn
 
 from agents.advice import AdvisedPolicy
 from agents.trained import ActionFeaturePolicy, export_for_play, load_model, rules_to_dict
 from training import callbacks, ppo
 from training.args import ConfigError
-from training.envs import make_train_venv
+from training.envs import EnvSpec, make_train_venv
 from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
 from training.league import format_mix
-from training.plan import Plan, make_plan
+from training.plan import FinalEvalSettings, ModelSettings, Plan, PPOSettings, make_plan
 from training.plots import plot_learning_curve
 from training.run_state import Run
 from yaniv_env.games import get_game
@@ -162,7 +163,8 @@ def train(args, given: set[str] | None = None) -> int:
 
 def run(plan: Plan) -> int:
     """The phases of a run in order: imitation, PPO, the play file, the final evaluation
-    (``--algo ppo``: :func:`training.ppo.run`, the same phases)."""
+    (``--algo ppo``: :func:`training.ppo.run`, the same phases). It alone reads the plan: each
+    phase gets its settings and the values it needs."""
     torch.set_num_threads(plan.torch_threads)
     if plan.kind == "batched":  # before the budget's clock starts: a first run compiles for about a minute
         from agents.evaluation.batched_runner import compile_kernels  # loads Numba: only for the batched engine
@@ -171,7 +173,7 @@ def run(plan: Plan) -> int:
     if plan.algo == "ppo":
         return ppo.run(plan)
     (plan.run_dir / "monitor").mkdir(parents=True, exist_ok=True)
-    run_state = Run(plan)
+    run_state = Run(plan.args, plan.env, plan.run_dir, plan.meta, plan.league.size, plan.segment)
     if plan.meta is None:
         (plan.run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(plan.args), indent=1))
     seed = plan.seeds.training
@@ -182,16 +184,24 @@ def run(plan: Plan) -> int:
     venv = make_train_venv(plan.env, plan.seeds.environments, plan.n_envs, monitor, plan.kind, plan.seeds.advice)
     if run_state.league.pool:
         venv.env_method("set_pool", run_state.league.paths(plan.run_dir))
-    model = build_model(plan, run_state, venv)
+    model = build_model(run_state, venv, plan.model, plan.ppo, seed, resume=plan.meta is not None)
     done = model.num_timesteps
-    announce(plan, done)
+    heading = title(plan.env, plan.rule_options)
+    announce(
+        run_state, heading, plan.final_evaluation, done, total=plan.total, budget=plan.budget, n_envs=plan.n_envs,
+        kind=plan.kind, threads=plan.torch_threads,
+    )  # fmt: skip
     if plan.meta is None and plan.imitation.teacher:
-        run_state.pretrain = imitation_pretrain(model.policy, plan)
+        run_state.pretrain = imitation_pretrain(model.policy, plan.imitation)
+    callback = callbacks.make_callback(
+        run_state, venv, plan.evaluation, plan.league, checkpoint_every=plan.checkpoint_every, total=plan.total,
+        budget=plan.budget, progress=plan.progress,
+    )  # fmt: skip
     ppo_start = time.time()
-    status = learn(plan, run_state, model, venv)
+    status = learn(run_state, model, venv, callback, plan.total, plan.budget, new_run=plan.meta is None)
     if status:
         return status
-    return finish(plan, run_state, model, done, time.time() - ppo_start)
+    return finish(run_state, model, done, time.time() - ppo_start, heading, plan.final_evaluation)
 
 
 #: The PPO hyperparameters a new MaskablePPO is given (:class:`training.plan.PPOSettings`' shared ones).
@@ -209,11 +219,13 @@ MASKABLE_PPO_HYPERPARAMETERS = (
 )
 
 
-def build_model(plan: Plan, run_state: Run, venv) -> MaskablePPO:
-    """The resumed checkpoint's model, or a new MaskablePPO of the plan's network."""
-    net, seed = plan.model, plan.seeds.training
-    tb = str(plan.run_dir / "tb")  # TensorBoard: tensorboard --logdir runs
-    if plan.meta is not None:
+def build_model(
+    run_state: Run, venv, net: ModelSettings, settings: PPOSettings, seed: int, resume: bool
+) -> MaskablePPO:
+    """The resumed checkpoint's model (``resume``), or a new MaskablePPO of the network ``net``
+    with the hyperparameters ``settings``; ``seed`` seeds it."""
+    tb = str(run_state.dir / "tb")  # TensorBoard: tensorboard --logdir runs
+    if resume:
         # the checkpoint of the run the user asked to resume: their own file
         model = load_model(run_state.checkpoint_path, trusted=True, for_training=True, env=venv, device=net.device)
         model.tensorboard_log = tb
@@ -223,53 +235,62 @@ def build_model(plan: Plan, run_state: Run, venv) -> MaskablePPO:
     activations = {"relu": nn.ReLU, "tanh": nn.Tanh}
     policy_kwargs = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activations[net.activation]}
     if net.action_features:
-        policy_kwargs["action_rules"] = rules_to_dict(plan.rules)
+        policy_kwargs["action_rules"] = rules_to_dict(run_state.rules)
     if net.score_features:
         policy_kwargs["score_features"] = True
     policy = ActionFeaturePolicy if net.action_features else "MlpPolicy"
     if net.advice:
         policy = AdvisedPolicy
         policy_kwargs["advice_scale"] = net.advice_scale
-    ppo = {k: getattr(plan.ppo, k) for k in MASKABLE_PPO_HYPERPARAMETERS}
+    hyperparameters = {k: getattr(settings, k) for k in MASKABLE_PPO_HYPERPARAMETERS}
     return MaskablePPO(
-        policy, venv, policy_kwargs=policy_kwargs, tensorboard_log=tb, seed=seed, device=net.device, verbose=0, **ppo
-    )
+        policy, venv, policy_kwargs=policy_kwargs, tensorboard_log=tb, seed=seed, device=net.device, verbose=0,
+        **hyperparameters,
+    )  # fmt: skip
 
 
-def title(plan: Plan) -> str:
-    house = f" with {', '.join(plan.rule_options)}" if plan.rule_options else ""
-    rules = plan.rules
-    return f"MaskablePPO on {get_game(plan.env.game).title} — {rules.name}{house}, {rules.num_players} players"
+def title(env: EnvSpec, rule_options: tuple[str, ...]) -> str:
+    """The run's learner, game and rules (``rule_options``: ``--set`` as given)."""
+    house = f" with {', '.join(rule_options)}" if rule_options else ""
+    rules = env.rules
+    return f"MaskablePPO on {get_game(env.game).title} — {rules.name}{house}, {rules.num_players} players"
 
 
-def announce(plan: Plan, done: int) -> None:
-    """What the run will do: the game, the opponents, the budget, the environments."""
-    env, final = plan.env, plan.final_evaluation
-    print(f"run: {plan.run_dir}")
+def announce(
+    run_state: Run, heading: str, final: FinalEvalSettings, done: int, *, total: int | None, budget: float | None,
+    n_envs: int, kind: str, threads: int,
+) -> None:  # fmt: skip
+    """What the run will do: the game (``heading``), the opponents, the budget (``total`` steps,
+    ``budget`` seconds), the ``n_envs`` environments of ``kind`` and the torch ``threads``, the
+    final evaluation; ``done``: the steps a resumed run starts from."""
+    env = run_state.env
+    print(f"run: {run_state.dir}")
     print(
-        f"{title(plan)}; {env.episode} episodes, {env.reward} reward; opponents {format_mix(list(plan.mix))}"
+        f"{heading}; {env.episode} episodes, {env.reward} reward; opponents {format_mix(list(env.mix))}"
         + (f" + league (p={env.league_prob})" if env.league else "")
     )
     budget_text = []
-    if plan.total is not None:
-        budget_text.append(f"{plan.total:,} timesteps")
-    if plan.budget is not None:
-        budget_text.append(f"{plan.budget / 60:g} min wall clock (imitation, PPO and periodic evaluations)")
+    if total is not None:
+        budget_text.append(f"{total:,} timesteps")
+    if budget is not None:
+        budget_text.append(f"{budget / 60:g} min wall clock (imitation, PPO and periodic evaluations)")
     print(
-        f"budget: {' or '.join(budget_text)}; {plan.n_envs} envs ({plan.kind}), "
-        f"{plan.torch_threads} torch threads" + (f"; resuming at {done:,} timesteps" if done else "")
+        f"budget: {' or '.join(budget_text)}; {n_envs} envs ({kind}), "
+        f"{threads} torch threads" + (f"; resuming at {done:,} timesteps" if done else "")
     )
     if final.games > 0:
         print(f"then a final evaluation: {final.games} games against each of {final.opponents}")
 
 
-def learn(plan: Plan, run_state: Run, model, venv) -> int:
-    """PPO until the step or time budget, with a checkpoint on Ctrl-C / SIGTERM (status 130)."""
-    remaining = (plan.total - model.num_timesteps) if plan.total is not None else 10**15
-    if remaining <= 0 or (plan.budget is not None and run_state.elapsed >= plan.budget):
+def learn(
+    run_state: Run, model, venv, callback: CallbackList, total: int | None, budget: float | None, new_run: bool
+) -> int:
+    """PPO with ``callback`` until ``total`` steps or ``budget`` seconds of the run, with a
+    checkpoint on Ctrl-C / SIGTERM (status 130); ``new_run``: its step count starts at 0."""
+    remaining = (total - model.num_timesteps) if total is not None else 10**15
+    if remaining <= 0 or (budget is not None and run_state.elapsed >= budget):
         venv.close()
         return 0
-    callback = callbacks.make_callback(run_state, plan, venv)
     old_term = signal.getsignal(signal.SIGTERM)
 
     def _sigterm(signum, frame):
@@ -277,14 +298,12 @@ def learn(plan: Plan, run_state: Run, model, venv) -> int:
 
     signal.signal(signal.SIGTERM, _sigterm)
     try:
-        model.learn(
-            total_timesteps=remaining, callback=callback, reset_num_timesteps=plan.meta is None, tb_log_name="ppo"
-        )
+        model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=new_run, tb_log_name="ppo")
     except KeyboardInterrupt:
         run_state.save(model)
         print(
             f"\ninterrupted at {model.num_timesteps:,} timesteps; checkpoint saved. "
-            f"Continue with: yaniv train --resume {plan.run_dir}",
+            f"Continue with: yaniv train --resume {run_state.dir}",
             file=sys.stderr,
         )
         return 130
@@ -295,9 +314,10 @@ def learn(plan: Plan, run_state: Run, model, venv) -> int:
     return 0
 
 
-def finish(plan: Plan, run_state: Run, model, done: int, ppo_seconds: float) -> int:
-    """The checkpoint, the model and its play file, the learning curve, the final evaluation."""
-    run_dir = plan.run_dir
+def finish(run_state: Run, model, done: int, ppo_seconds: float, heading: str, final: FinalEvalSettings) -> int:
+    """The checkpoint, the model and its play file, the learning curve (titled ``heading``), the
+    final evaluation."""
+    run_dir, env = run_state.dir, run_state.env
     ckpt = run_state.save(model)
     run_state.save(model, run_dir / "model.zip")
     # the play file: what to evaluate, share and load from anyone (the .zip unpickles)
@@ -308,14 +328,12 @@ def finish(plan: Plan, run_state: Run, model, done: int, ppo_seconds: float) -> 
         f"(this session: {model.num_timesteps - done:,} PPO steps in {ppo_seconds / 60:.1f} min, {rate:.0f} steps/s)"
     )
     note = f", after imitating {run_state.pretrain['agent']!r}" if run_state.pretrain else ""
-    curve_title = f"{title(plan)} ({run_dir.name}{note})"
-    plot = plot_learning_curve(
-        run_dir, run_dir / "learning_curve.png", curve_title, f"{plan.env.reward}, per {plan.env.episode}"
-    )
+    curve_title = f"{heading} ({run_dir.name}{note})"
+    plot = plot_learning_curve(run_dir, run_dir / "learning_curve.png", curve_title, f"{env.reward}, per {env.episode}")
     print(f"model: {model_path}")
     print(f"checkpoint: {ckpt}")
     if plot:
         print(f"learning curve: {plot}")
-    if plan.final_evaluation.games <= 0:
+    if final.games <= 0:
         return 0
-    return final_evaluation(plan, model_path)
+    return final_evaluation(final, model_path)

@@ -174,14 +174,14 @@ class BatchedRunner:
         return ended
 
     def _record(self, game: Game, results: list, res, b: int, turns: int) -> GameRecord:
-        deal, seed, seats, rotation, _ = game
+        deal, _, seats, rotation, _ = game
         game_over = bool(res.game_over[b])
         if self.episode == "round":
             places = engine.round_outcome(self.rules, results[-1], ended_game=game_over).places
         else:
             places = res.places[b]
         return game_record(
-            deal, seed, rotation, seats, results, places, res.scores[b], turns,
+            deal, rotation, seats, results, places, res.scores[b], turns,
             truncated=bool(res.game_truncated[b] or (self.episode == "round" and results[-1].truncated)),
             outs=game_outs(self.rules, results, game_over),
         )  # fmt: skip

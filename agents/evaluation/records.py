@@ -20,7 +20,9 @@ class GameRecord:
     """The summary of one game (picklable, built in the worker that played it)."""
 
     deal: int
-    deal_seed: int
+    """The deal's index: its seed is the evaluation's ``deal_seeds[deal]``
+    (:class:`~agents.evaluation.reports.EvalResult`), from which and the seating the game is
+    played again (:mod:`agents.evaluation.schedule`)."""
     rotation: int
     seats: tuple[int, ...]
     """Entrant index at each seat."""
@@ -37,7 +39,7 @@ class GameRecord:
 
 
 def game_record(
-    deal: int, deal_seed: int, rotation: int, seats: tuple[int, ...], results: list, places, scores, turns: int,
+    deal: int, rotation: int, seats: tuple[int, ...], results: list, places, scores, turns: int,
     truncated: bool, outs: list, replay: dict | None = None,
 ) -> GameRecord:  # fmt: skip
     """The :class:`GameRecord` of a finished game from its round (deal) results in order and
@@ -68,7 +70,6 @@ def game_record(
         counts[p]["wins"] = 1.0 / len(first) if p in first else 0.0
     return GameRecord(
         deal=deal,
-        deal_seed=deal_seed,
         rotation=rotation,
         seats=tuple(seats),
         places=[None if x is None else int(x) for x in places],

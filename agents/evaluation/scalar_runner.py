@@ -116,7 +116,7 @@ class ScalarRunner:
                 self.rules, self.n, seed, self.steps, g, episode=self.episode, labels=labels, annotations=self.notes
             )
         return game_record(
-            deal, seed, rotation, seats, results, places, g.scores,
+            deal, rotation, seats, results, places, g.scores,
             turns=g.turns if yaniv else sum(rr.turns for rr in results),
             truncated=bool(
                 getattr(g, "game_truncated", False)
