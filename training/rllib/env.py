@@ -89,8 +89,6 @@ class YanivMultiAgentEnv(MultiAgentEnv):
         self._pending: dict[str, float] = {}
         self._live: set[str] = set()  # seats of the policy that decided and are not out yet
         self._last_obs: dict[str, dict] = {}
-        #: decisions the adapter let through after checking them against the mask
-        self.checked_actions = 0
 
     # -- RLlib API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -124,7 +122,6 @@ class YanivMultiAgentEnv(MultiAgentEnv):
                 f"{agent} chose action {action} ({self.aec.action_name(action) if 0 <= action < mask.size else '?'}) "
                 "which its action mask forbids"
             )
-        self.checked_actions += 1
         self.aec.step(action)
         self._collect_rewards()
         obs, rewards, terminateds, truncateds = self._advance()

@@ -22,8 +22,6 @@ def places(values: Sequence) -> list[int]:
 class Outcome:
     """How one round (deal) ended for each seat."""
 
-    played: tuple[int, ...]
-    """The seats that played it."""
     places: tuple[int | None, ...]
     """Each seat's place by the points it took in it, among the seats that played it
     (0 = first, ties share the better place; ``None`` for a seat that did not play)."""

@@ -658,7 +658,7 @@ def outcome(s: State, result: DealResult | None = None) -> Outcome:
     """How deal ``result`` (default: the last finished one) ended for each seat: places by
     the points taken in it (everyone plays every deal; nobody leaves the game)."""
     dr = s.deal_result if result is None else result
-    return Outcome(tuple(range(s.num_players)), tuple(places(dr.points)), ())
+    return Outcome(tuple(places(dr.points)), ())
 
 
 def is_over(s: State) -> bool:

@@ -1011,7 +1011,7 @@ def round_outcome(rules: Rules, rr: RoundResult, ended_game: bool) -> Outcome:
         gone = [p for p in played if past_limit(rules, rr.scores[p])]
     else:
         gone = []
-    return Outcome(played, tuple(seat_places), tuple(sorted(gone, key=lambda p: (-rr.scores[p], p))))
+    return Outcome(tuple(seat_places), tuple(sorted(gone, key=lambda p: (-rr.scores[p], p))))
 
 
 def is_over(s: State) -> bool:

@@ -245,7 +245,6 @@ class LearnerGames:
         self.reward = reward
         self.engine = self.engine_class(rules, num_envs=num_envs, seed=0)
         self.num_envs = B = self.engine.num_envs  # checked by the engine
-        self.obs_size = self.engine.layout.size
         self.num_actions = self.engine.num_actions
         self._table = action_table(rules)
         self.policies, self.labels, self._weights, self._fixed = _opponent_table(opponents, opponent_mix, n, rules)
