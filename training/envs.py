@@ -191,6 +191,18 @@ def hand_potential_weights(rules, coef: float) -> np.ndarray:
     return w
 
 
+def shaped_rewards(
+    rewards: np.ndarray, potential: np.ndarray, next_potential: np.ndarray, ended: np.ndarray, gamma: float
+) -> np.ndarray:
+    """Potential-based shaping (Ng et al., 1999) of the rewards of some decisions:
+    ``r + γ·Φ(s')·(1 − ended) − Φ(s)``, with ``potential`` Φ of each decision's observation and
+    ``next_potential`` Φ of its successor's (ignored where the episode ``ended``: Φ = 0
+    there). Over an episode the discounted sum of the shaping terms telescopes to ``−Φ(s_0)``,
+    the same for every policy. :class:`VecHandShaping` and the lean learner's advantages
+    (:func:`training.ppo.advantages`) shape with it."""
+    return rewards + gamma * np.where(ended, 0.0, next_potential) - potential
+
+
 class VecHandShaping(VecEnvWrapper):
     """Potential-based reward shaping (Ng et al., 1999) with ``Φ(s) = -coef · hand total / 100``,
     for every kind of training environment.
@@ -223,7 +235,7 @@ class VecHandShaping(VecEnvWrapper):
     def step_wait(self):
         obs, rewards, dones, infos = self.venv.step_wait()
         phi = self.potential(obs)  # after an end: the next episode's first observation
-        shaped = rewards + self.gamma * np.where(dones, 0.0, phi) - self._phi
+        shaped = shaped_rewards(rewards, self._phi, phi, dones, self.gamma)
         self._phi = phi
         for info, reward in zip(infos, rewards, strict=True):
             info["unshaped_reward"] = float(reward)

@@ -87,7 +87,7 @@ import yaniv_env
 from training import config
 from training.args import Args
 from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
-from training.envs import hand_potential_weights
+from training.envs import hand_potential_weights, shaped_rewards
 from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
 from training.periodic_eval import learner_win_rate, periodic_evaluation, play_learner, unfinished
@@ -684,7 +684,7 @@ def advantages(
                 boot_values[index] = value_only(policy, obs_t).numpy()
             boot_potential[index] = (obs_t @ hand_weights).numpy()
         following = np.where(next_index >= 0, own_potential[np.maximum(next_index, 0)], boot_potential)
-        rewards = stream.rewards + settings.gamma * np.where(ended, 0.0, following) - own_potential
+        rewards = shaped_rewards(stream.rewards, own_potential, following, ended, settings.gamma)
         cut = stream.round_end if settings.round_end == "bootstrap" else None
         adv = gae(rewards, values, ended, next_index, boot_values, settings.gamma, settings.gae_lambda, w, cut)
         out.reshape(T, B)[:, start : start + w] = adv.reshape(T, w)
