@@ -83,6 +83,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import agents.advice
 import yaniv_env
 from training import config
 from training.args import Args
@@ -186,12 +187,13 @@ def policy_and_value(
 
 
 def advise(advisor, obs, masks) -> torch.Tensor | None:
-    """The move of ``advisor`` (:func:`agents.advice.make_advisor`) in each row, ``None``
-    without one; 0 where nothing is legal (a row never acted on), as the advice column of
-    :func:`agents.advice.with_advice` has it."""
+    """The advice column :func:`agents.advice.advise` appends to each row (the move of
+    ``advisor``, :func:`agents.advice.make_advisor`; 0 where nothing is legal, a row never
+    acted on) as action ids, ``None`` without an advisor."""
     if advisor is None:
         return None
-    return torch.from_numpy(np.maximum(advisor.act_batch(np.asarray(obs), np.asarray(masks, bool)), 0))
+    column = agents.advice.advise(advisor, np.asarray(obs), np.asarray(masks, bool))[:, -1]
+    return torch.from_numpy(column.astype(np.int64))
 
 
 def network_input(policy, obs: torch.Tensor) -> torch.Tensor:
