@@ -30,7 +30,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
 from agents.advice import advise, advised_space, make_advisor, with_advice
-from training.league import Snapshots
+from training.league import SelfPlayPool
 from yaniv_env.games import game_of, get_game
 from yaniv_env.yaniv.rules import Rules
 
@@ -130,8 +130,9 @@ class VecOpponentPool(VecEnvWrapper):
 
     ``set_pool(paths)`` (also through ``env_method("set_pool", paths)`` from any wrapper
     above it, as the league callback and ``--resume`` call it) loads the snapshots
-    (:class:`training.league.Snapshots`: already loaded ones are kept; each new one seeded
-    from this wrapper's generator, ``pool_deterministic`` for arg-max play) and hands them,
+    (:meth:`training.league.SelfPlayPool.load`: already loaded ones are kept; each new one
+    seeded from the pool's generator, seeded by ``seed``; ``pool_deterministic`` for arg-max
+    play) and hands them,
     with ``league_prob``, to every environment: from their next episodes on, each other seat
     is, with probability ``league_prob``, a pool member drawn uniformly from the game's own
     generator, else a baseline drawn by weight; ``info["opponent"]`` says ``"pool"`` for it.
@@ -152,9 +153,8 @@ class VecOpponentPool(VecEnvWrapper):
     ):
         super().__init__(venv)
         self.league_prob = float(league_prob)
-        self.rng = np.random.default_rng(seed)
         rules = venv.get_attr("rules")[0] if pool_rules is None else pool_rules
-        self.snapshots = Snapshots(rules, pool_deterministic, torch_threads)
+        self.snapshots = SelfPlayPool(rules, seed=seed, deterministic=pool_deterministic, torch_threads=torch_threads)
 
     @property
     def pool(self) -> list:
@@ -169,7 +169,7 @@ class VecOpponentPool(VecEnvWrapper):
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         if method_name == "set_pool":  # checkpoint paths: loaded here, once for all the environments
-            members = self.snapshots.load(*method_args, rng=self.rng, **method_kwargs)
+            members = self.snapshots.load(*method_args, **method_kwargs)
             return self.venv.env_method("set_pool", members, self.league_prob, indices=indices)
         return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
