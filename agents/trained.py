@@ -160,16 +160,28 @@ class TrainedAgent:
 
     def choose(self, logits: np.ndarray) -> np.ndarray:
         """The decision of each row of masked ``logits [B, A]`` (``int64``): its arg-max, or
-        (not ``deterministic``) a sample of its softmax drawn from the agent's generator, row
-        by row; ``-1`` for a row with nothing legal (no draw). Every decision of the agent,
+        (not ``deterministic``) a sample of its softmax drawn from the agent's generator, a
+        uniform per row in row order (:meth:`_sample`); ``-1`` for a row with nothing legal (no
+        draw). Every decision of the agent,
         scalar (a batch of one) or batched (:class:`agents.batched.BatchedTrained`), is made here."""
         legal = np.isfinite(logits).any(axis=1)
-        if self.deterministic:
-            actions = logits.argmax(axis=1)
-        else:
-            z = np.exp(logits - np.where(legal, logits.max(axis=1), 0.0)[:, None])
-            actions = np.array([self.rng.choice(r.size, p=r / r.sum()) if r.sum() > 0 else -1 for r in z])
+        actions = logits.argmax(axis=1) if self.deterministic else self._sample(logits, legal)
         return np.where(legal, actions, -1).astype(np.int64)
+
+    def _sample(self, logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """A draw from the softmax of each row of masked ``logits [B, A]`` (``-1`` where its
+        probabilities do not sum to more than 0: nothing legal, or logits that are not
+        numbers), for the whole batch at once: what ``rng.choice(A, p=row)`` draws row by
+        row (one uniform per drawn row, in row order, read through the row's cumulative
+        distribution as ``choice`` reads it)."""
+        z = np.exp(logits - np.where(legal, logits.max(axis=1), 0.0)[:, None])
+        total = z.sum(axis=1)
+        drawn = total > 0
+        cdf = (z[drawn] / total[drawn, None]).cumsum(axis=1)
+        cdf /= cdf[:, -1:]
+        actions = np.full(len(z), -1, dtype=np.int64)
+        actions[drawn] = (cdf <= self.rng.random(int(drawn.sum()))[:, None]).sum(axis=1)
+        return actions
 
     def _choose_one(self, logits: np.ndarray) -> int:
         """:meth:`choose` for one row of masked ``logits [A]`` (``ValueError`` if it has no move)."""

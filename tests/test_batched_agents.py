@@ -176,6 +176,33 @@ def test_trained_policy_samples_as_act_from_its_generator():
         again.act(obs[1], dead[1])
 
 
+def test_trained_policy_draws_what_choice_draws_row_by_row():
+    """A sampling agent's batch draw (:meth:`agents.trained.TrainedAgent.choose`: one uniform
+    per row that has probabilities, read through the row's cumulative distribution) is what
+    ``Generator.choice(A, p=softmax(row))`` draws row by row from the same generator, for
+    batches of any width and legality; rows with nothing legal, or with logits that are not
+    numbers, draw nothing (``-1``)."""
+    model = agents.SHIPPED_MODEL
+    if not model.exists():
+        pytest.skip("no shipped model")
+
+    def row_by_row(logits, rng):
+        legal = np.isfinite(logits).any(axis=1)
+        z = np.exp(logits - np.where(legal, logits.max(axis=1), 0.0)[:, None])
+        return [int(rng.choice(r.size, p=r / r.sum())) if r.sum() > 0 else -1 for r in z]
+
+    data = np.random.default_rng(0)
+    for seed in range(40):
+        rows, width = int(data.integers(1, 80)), int(data.integers(1, 1600))
+        logits = data.normal(size=(rows, width)) * data.uniform(0.1, 30.0)
+        logits[data.random((rows, width)) > data.uniform(0.002, 0.5)] = -np.inf
+        logits[data.random(rows) < 0.1] = -np.inf
+        logits[data.random(rows) < 0.05, 0] = np.nan
+        agent, reference = agents.load(model, seed=seed, deterministic=False), np.random.default_rng(seed)
+        assert agent.choose(logits).tolist() == row_by_row(logits, reference)
+        assert agent.rng.bit_generator.state == reference.bit_generator.state  # as many draws
+
+
 def test_scalar_loop_keeps_one_agent_per_row():
     """Row i is game i: a scalar agent that remembers its game (as the search does) gets its
     own copy per row, reseeded; row 0 is the agent itself."""

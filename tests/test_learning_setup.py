@@ -18,6 +18,7 @@ from agents.batched import batched  # noqa: E402
 from training import ppo  # noqa: E402
 from training.args import Args  # noqa: E402
 from training.envs import VecAdvice, VecHandShaping  # noqa: E402
+from training.league import SelfPlayPool  # noqa: E402
 from training.plan import make_plan  # noqa: E402
 from yaniv_env.core.outcome import place_reward  # noqa: E402
 from yaniv_env.yaniv.batched.envs import BatchedSelfPlay  # noqa: E402
@@ -179,7 +180,7 @@ def test_round_end_terminal_makes_each_round_its_own_return(tmp_path):
     out = {}
     for mode in ("continue", "bootstrap", "terminal"):
         settings = ppo_settings(Args(algo="ppo", opponents="greedy", episode="game", round_end=mode, n_steps=64))
-        streams = ppo.make_streams(rules, settings, 8, policy, ppo.PastSelves(1, 0), None, 5)
+        streams = ppo.make_streams(rules, settings, 8, policy, SelfPlayPool(rules, 1), None, 5)
         rollout = ppo.collect(policy, streams, 64, torch.Generator().manual_seed(0), settings.gamma)
         out[mode] = ppo.advantages(policy, rollout, streams, torch.zeros(rollout.obs.shape[1]), settings)
         marks = streams[0].round_end.copy()

@@ -17,6 +17,7 @@ from agents.evaluation import evaluate, whole_deals, wilson  # noqa: E402
 from agents.evaluation.records import SEAT_COUNTERS  # noqa: E402
 from training import ppo  # noqa: E402
 from training.args import Args  # noqa: E402
+from training.league import as_agent  # noqa: E402
 from training.periodic_eval import (  # noqa: E402
     EVAL_COLUMNS,
     append_evaluations,
@@ -99,7 +100,7 @@ def test_the_lean_evaluate_is_the_periodic_evaluations_games():
     rules = get_rules("standard", 2)
     policy = ppo.make_policy(rules, [32, 32])
     wins, games, unfinished = ppo.evaluate(policy, rules, "random", 4, seed=3)
-    result = evaluate([("learner", functools.partial(ppo.as_agent, policy)), "random"], rules, 2, 4, seed=3)
+    result = evaluate([("learner", functools.partial(as_agent, policy)), "random"], rules, 2, 4, seed=3)
     assert (wins, games, unfinished) == (result["learner"].metrics["game_win_rate"].value * 4, 4, 0)
 
 

@@ -23,6 +23,7 @@ from training import config, ppo  # noqa: E402
 from training.args import ALGO_ONLY, Args  # noqa: E402
 from training.cli import train as train_cli  # noqa: E402
 from training.imitation import imitation_pretrain  # noqa: E402
+from training.league import SelfPlayPool  # noqa: E402
 from training.periodic_eval import EVAL_COLUMNS, read_evaluations  # noqa: E402
 from training.plan import make_plan, ppo_settings  # noqa: E402
 from training.plots import read_monitor  # noqa: E402
@@ -290,7 +291,7 @@ def test_an_advised_rollout_measures_how_often_its_arg_max_follows_the_advice():
     policy = ppo.make_policy(rules, [32, 32], advice_scale=5.0)
     advisor = make_advisor("heuristic", rules, seed=0)
     settings = ppo_settings(Args(algo="ppo", opponents="heuristic"))
-    streams = ppo.make_streams(rules, settings, 16, policy, ppo.PastSelves(1, 0, advisor), None, 3)
+    streams = ppo.make_streams(rules, settings, 16, policy, SelfPlayPool(rules, 1, advice="heuristic"), None, 3)
     generator = torch.Generator().manual_seed(0)
     assert ppo.collect(policy, streams, 8, generator, 0.99, advisor).followed == 1.0
     with torch.no_grad():
@@ -323,9 +324,8 @@ def test_split_opponents():
 def test_self_play_with_past_selves_and_baselines_resumes_with_its_pool(tmp_path):
     """Self-play games beside games against past selves and an agent: the pool grows by
     snapshots, is kept in the checkpoint and comes back on resume."""
-    run = ppo.train(small(tmp_path, opponents="self:2,past:1,greedy:1", n_envs=32, pool_every=256, pool_size=2))[
-        "run_dir"
-    ]
+    plan = small(tmp_path, opponents="self:2,past:1,greedy:1", n_envs=32, pool_every=256, pool_size=2)
+    run = ppo.train(plan)["run_dir"]
     saved = torch.load(run / "checkpoint.pt", weights_only=True)
     pool = saved["pool"]
     assert len(pool) == 2  # the initial network and the snapshot after the update
@@ -333,7 +333,96 @@ def test_self_play_with_past_selves_and_baselines_resumes_with_its_pool(tmp_path
     assert not all(torch.equal(pool[0][k], saved["policy"][k]) for k in saved["policy"])
     again = ppo.train(make_plan(Args(resume=str(run), total_timesteps=1024), {"resume", "total_timesteps"}))
     assert again["steps"] == 512
-    assert len(torch.load(run / "checkpoint.pt", weights_only=True)["pool"]) == 2
+    after = torch.load(run / "checkpoint.pt", weights_only=True)["pool"]
+    assert len(after) == 2  # the resumed run's newest member joined, its oldest left
+    assert all(torch.equal(after[0][k], pool[1][k]) for k in pool[1])
+    # what a resumed run seats: its checkpoint's members, with their weights
+    past = SelfPlayPool(plan.rules, 2)
+    streams = ppo.make_streams(plan.rules, plan.ppo, 8, ppo.run_policy(plan.model, plan.rules), past, saved, 3)
+    assert [m.agent for m in streams[-1].games.pool] == past.members and len(past.members) == 2
+    for member, weights in zip(past.members, pool, strict=True):
+        assert all(torch.equal(member.policy.state_dict()[k], weights[k]) for k in weights)
+
+
+def distinct(policy, k: int):
+    """``policy`` with every weight set to ``k``: a network told apart from others by any weight."""
+    with torch.no_grad():
+        for p in policy.parameters():
+            p.fill_(k)
+    return policy
+
+
+def test_the_pool_keeps_its_last_members_as_frozen_sampling_agents():
+    """:class:`training.league.SelfPlayPool`: a member added from the network is a copy (the
+    network trains on without changing it), an agent sampling its moves seeded from the
+    pool's generator in the order the members join; the last ``size`` are kept; ``weights``
+    gives what the lean checkpoint stores, and ``add`` with them makes the member again."""
+    from agents.trained import TrainedAgent
+
+    rules = get_rules("standard", 2)
+    policy = ppo.make_policy(rules, [16])
+    pool = SelfPlayPool(rules, 2, seed=4)
+    for k in range(3):
+        pool.add(distinct(policy, k))
+    distinct(policy, 9)  # the members are copies
+    assert len(pool.members) == 2 and pool.paths == [None, None]
+    rng = np.random.default_rng(4)
+    seeds = [int(rng.integers(2**31)) for _ in range(3)]
+    for k, member in enumerate(pool.members, start=1):
+        assert isinstance(member, TrainedAgent) and not member.deterministic and member.name == "past"
+        assert all((p == k).all() for p in member.policy.parameters())
+        assert member.rng.bit_generator.state == np.random.default_rng(seeds[k]).bit_generator.state
+    again = SelfPlayPool(rules, 2)
+    for weights in pool.weights():
+        again.add(policy, weights)
+    for k, member in zip((1, 2), again.members, strict=True):
+        assert all((p == k).all() for p in member.policy.parameters())
+
+
+def test_an_advised_learners_past_selves_take_its_advice():
+    """An advised learner's past selves ask the same advisor (each its own, seeded with it):
+    a fresh network whose advice outweighs its head plays the advisor's moves, acting in batch
+    (:class:`training.ppo.PastSelf`) as the agent itself does."""
+    rules = get_rules("standard", 2)
+    torch.manual_seed(0)
+    pool = SelfPlayPool(rules, 1, advice="heuristic")
+    pool.add(ppo.make_policy(rules, [16], advice_scale=50.0))
+    (member,) = pool.members
+    assert member.metadata["advice"] == "heuristic" and member.advisor is not None
+    games = LearnerGames(rules, 32, opponents="heuristic")
+    obs, masks = games.reset(1), games.action_masks()
+    advised = batched("heuristic", seed=0).act_batch(obs, masks)
+    np.testing.assert_array_equal(ppo.PastSelf(member).act_batch(obs, masks), advised)
+    np.testing.assert_array_equal(member.choose(member.logits_batch(obs, masks)), advised)
+
+
+def test_past_selves_are_drawn_per_episode_and_seat():
+    """The games against past selves seat the pool's members (:meth:`LearnerGames.set_pool`,
+    as MaskablePPO's league does): each other seat of a new episode draws one uniformly, which
+    plays that seat until the episode ends; a member joining is seated from the next episodes."""
+    rules = get_rules("standard", 3).replace(turn_limit=12)  # short rounds: many episodes
+    torch.manual_seed(0)
+    policy = ppo.make_policy(rules, [16])
+    settings = ppo_settings(Args(algo="ppo", opponents="past", episode="round"))
+    past = SelfPlayPool(rules, 3)
+    (stream,) = ppo.make_streams(rules, settings, 32, policy, past, None, 5)
+    games = stream.games
+    for k in (1, 2):
+        past.add(distinct(policy, k))
+    ppo.seat_past_selves([stream], past)
+    assert [m.agent for m in games.pool] == past.members and games.pool_probability == 1.0
+    generator = torch.Generator().manual_seed(0)
+    drawn = []
+    for _ in range(80):
+        before = games.choice.copy()
+        ppo.collect(policy, [stream], 1, generator, 0.99)
+        np.testing.assert_array_equal(games.choice[~stream.ended], before[~stream.ended])  # a whole episode
+        drawn.append(games.choice[stream.ended].ravel())
+    members = [games.policies.index(m) for m in games.pool]
+    counts = np.bincount(np.concatenate(drawn), minlength=len(games.policies))
+    assert counts.sum() > 300 and set(np.flatnonzero(counts)) == set(members)
+    assert counts[members].min() > counts.sum() / 6  # uniform among the three
+    assert set(games.labels[k] for k in members) == {"past"}
 
 
 def test_init_starts_from_a_checkpoint_and_refuses_another_network(tmp_path):

@@ -530,6 +530,28 @@ def test_hand_shaping_is_potential_based():
         assert shaped == pytest.approx(unshaped - phi0, abs=1e-4)
 
 
+def test_the_shaping_formula_telescopes_over_each_episode():
+    """:func:`training.envs.shaped_rewards` (VecHandShaping's and the lean learner's): over an
+    episode the discounted shaping terms add ``-Φ(s_0)`` for any γ; the potential after an
+    episode's end is not read."""
+    from training.envs import shaped_rewards
+
+    rng = np.random.default_rng(0)
+    gamma, lengths = 0.9, [5, 1, 7]
+    ended = np.concatenate([np.arange(n) == n - 1 for n in lengths])
+    potential = rng.normal(size=len(ended))
+    following = np.append(potential[1:], 123.0)  # each decision's successor; after an end: the next episode
+    rewards = rng.normal(size=len(ended))
+    shaped = shaped_rewards(rewards, potential, following, ended, gamma)
+    start = 0
+    for n in lengths:
+        discount = gamma ** np.arange(n)
+        episode = slice(start, start + n)
+        assert discount @ shaped[episode] == pytest.approx(discount @ rewards[episode] - potential[start])
+        start += n
+    assert shaped[-1] == pytest.approx(rewards[-1] - potential[-1])
+
+
 def test_house_rules_from_set_train_save_and_load(tmp_path, capsys):
     house = ["--set", "call_max=7", "--set", "slam_joker_on_joker=false"]
     tiny = [

@@ -30,7 +30,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper, VecMonitor
 
 from agents.advice import advise, advised_space, make_advisor, with_advice
-from training.league import Snapshots
+from training.league import SelfPlayPool
 from yaniv_env.games import game_of, get_game
 from yaniv_env.yaniv.rules import Rules
 
@@ -130,8 +130,9 @@ class VecOpponentPool(VecEnvWrapper):
 
     ``set_pool(paths)`` (also through ``env_method("set_pool", paths)`` from any wrapper
     above it, as the league callback and ``--resume`` call it) loads the snapshots
-    (:class:`training.league.Snapshots`: already loaded ones are kept; each new one seeded
-    from this wrapper's generator, ``pool_deterministic`` for arg-max play) and hands them,
+    (:meth:`training.league.SelfPlayPool.load`: already loaded ones are kept; each new one
+    seeded from the pool's generator, seeded by ``seed``; ``pool_deterministic`` for arg-max
+    play) and hands them,
     with ``league_prob``, to every environment: from their next episodes on, each other seat
     is, with probability ``league_prob``, a pool member drawn uniformly from the game's own
     generator, else a baseline drawn by weight; ``info["opponent"]`` says ``"pool"`` for it.
@@ -152,9 +153,8 @@ class VecOpponentPool(VecEnvWrapper):
     ):
         super().__init__(venv)
         self.league_prob = float(league_prob)
-        self.rng = np.random.default_rng(seed)
         rules = venv.get_attr("rules")[0] if pool_rules is None else pool_rules
-        self.snapshots = Snapshots(rules, pool_deterministic, torch_threads)
+        self.snapshots = SelfPlayPool(rules, seed=seed, deterministic=pool_deterministic, torch_threads=torch_threads)
 
     @property
     def pool(self) -> list:
@@ -169,7 +169,7 @@ class VecOpponentPool(VecEnvWrapper):
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         if method_name == "set_pool":  # checkpoint paths: loaded here, once for all the environments
-            members = self.snapshots.load(*method_args, rng=self.rng, **method_kwargs)
+            members = self.snapshots.load(*method_args, **method_kwargs)
             return self.venv.env_method("set_pool", members, self.league_prob, indices=indices)
         return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
@@ -189,6 +189,18 @@ def hand_potential_weights(rules, coef: float) -> np.ndarray:
     w = np.zeros(layout.size)
     w[layout.pieces["hand"].slice] = -coef * np.asarray(game.card_values(rules), dtype=np.float64) / 100.0
     return w
+
+
+def shaped_rewards(
+    rewards: np.ndarray, potential: np.ndarray, next_potential: np.ndarray, ended: np.ndarray, gamma: float
+) -> np.ndarray:
+    """Potential-based shaping (Ng et al., 1999) of the rewards of some decisions:
+    ``r + γ·Φ(s')·(1 − ended) − Φ(s)``, with ``potential`` Φ of each decision's observation and
+    ``next_potential`` Φ of its successor's (ignored where the episode ``ended``: Φ = 0
+    there). Over an episode the discounted sum of the shaping terms telescopes to ``−Φ(s_0)``,
+    the same for every policy. :class:`VecHandShaping` and the lean learner's advantages
+    (:func:`training.ppo.advantages`) shape with it."""
+    return rewards + gamma * np.where(ended, 0.0, next_potential) - potential
 
 
 class VecHandShaping(VecEnvWrapper):
@@ -223,7 +235,7 @@ class VecHandShaping(VecEnvWrapper):
     def step_wait(self):
         obs, rewards, dones, infos = self.venv.step_wait()
         phi = self.potential(obs)  # after an end: the next episode's first observation
-        shaped = rewards + self.gamma * np.where(dones, 0.0, phi) - self._phi
+        shaped = shaped_rewards(rewards, self._phi, phi, dones, self.gamma)
         self._phi = phi
         for info, reward in zip(infos, rewards, strict=True):
             info["unshaped_reward"] = float(reward)

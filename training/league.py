@@ -1,15 +1,21 @@
 """Opponents for training: a weighted mix of baselines plus a self-play pool, drawn per episode.
 
 The training environments draw each episode's opponents themselves, for every kind
-(``--vec-env``): from their ``opponent_mix`` and, with ``--league``, from a self-play pool
-they are handed with ``set_pool`` (:meth:`yaniv_env.core.gym.CardGameGymEnv.set_pool`,
+(``--vec-env``), and the lean learner's games against opponents: from their ``opponent_mix``
+and from a self-play pool (MaskablePPO's ``--league``, the lean learner's ``past``) they are
+handed with ``set_pool`` (:meth:`yaniv_env.core.gym.CardGameGymEnv.set_pool`,
 :meth:`yaniv_env.yaniv.batched.envs.LearnerGames.set_pool`, both drawing with
 :func:`yaniv_env.core.opponents.draw_opponents`). ``info["opponent"]`` names the draw
 ("greedy", "pool", "random+heuristic" for three players...), so the Monitor logs can split
-the learning curve by opponent. :class:`training.envs.VecOpponentPool` loads the pool's
-snapshots with :class:`Snapshots` and hands them to the environments.
+the learning curve by opponent.
 
-:class:`League` is the pool itself: snapshot paths (relative to the run directory) and the
+:class:`SelfPlayPool` holds the members of a self-play pool, for both learners: past
+versions of the learner's network as agents (:class:`agents.trained.TrainedAgent`, sampling
+or arg-max), added from the network's weights (the lean learner's past selves,
+:mod:`training.ppo`) or loaded from snapshot files (:class:`training.envs.VecOpponentPool`,
+which hands them to the environments); :func:`as_agent` makes a network an agent.
+
+:class:`League` is MaskablePPO's league: snapshot paths (relative to the run directory) and the
 history of the gate evaluations. A snapshot joins when its mean placement reward against
 the pool's members is at least the gate margin (the first one joins unconditionally); the
 oldest member leaves when the pool is full.
@@ -17,6 +23,7 @@ oldest member leaves when the pool is full.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,42 +66,96 @@ def agent_available(name: str, rules) -> str | None:
     return None
 
 
-class Snapshots:
-    """The self-play pool's members (:class:`agents.trained.TrainedAgent`), loaded from the
-    snapshots a run wrote, for every kind of training environment
-    (:class:`training.envs.VecOpponentPool`).
+def as_agent(
+    policy, rules, advice: str | None = None, seed: int | None = None, name: str = "learner", deterministic: bool = True
+):
+    """The network ``policy`` as an :class:`agents.trained.TrainedAgent` (advised by the agent
+    ``advice``), as :func:`agents.load` makes the play file :func:`training.ppo.save_play_file`
+    writes: the arg-max of its masked logits, or (not ``deterministic``) a sample of them; it
+    shares ``policy``, so it plays the network as it is."""
+    from agents.networks import describe_policy
+    from agents.play_format import play_metadata
+    from agents.trained import TrainedAgent
 
-    ``rules``: the rules the run trains for (:func:`training.config.game_rules`, as its
-    checkpoints record them: without the environment's ``--turn-limit``); ``deterministic``:
-    the members play the arg-max of their logits; ``torch_threads``: their torch threads."""
+    meta = play_metadata(rules, describe_policy(policy), advice=advice or None, timesteps=0, training=None)
+    return TrainedAgent(policy, meta, rules, seed=seed, deterministic=deterministic, name=name)
 
-    def __init__(self, rules, deterministic: bool, torch_threads: int | None):
+
+class SelfPlayPool:
+    """A self-play pool's members: past versions of the learner's network, each an
+    :class:`agents.trained.TrainedAgent` (what :func:`agents.trained.load` makes of a
+    snapshot) seeded from the pool's generator as it joins, for both learners. The lean
+    learner's past selves (:mod:`training.ppo`) join from the network's weights (:meth:`add`,
+    the last ``size`` kept); MaskablePPO's league (:class:`training.envs.VecOpponentPool`)
+    loads the snapshot files :class:`League` lists (:meth:`load`). Either way the training
+    environments get :attr:`members` with their ``set_pool`` and draw one per episode and
+    seat; a member acts in one forward pass over all the games where it sits.
+
+    ``rules``: the rules the learner trains for (:func:`training.config.game_rules`, as its
+    checkpoints record them: without the environment's ``--turn-limit``); ``size``: the most
+    members kept (``None``: no limit); ``seed``: the generator the members' seeds are drawn
+    from; ``deterministic``: the members play the arg-max of their logits (else they sample
+    them); ``advice``: the advisor an added member asks (an advised learner's past selves
+    take the same advice; a loaded snapshot's file names its own); ``torch_threads``: the
+    torch threads set when a snapshot is loaded."""
+
+    def __init__(
+        self,
+        rules,
+        size: int | None = None,
+        seed: int | None = 0,
+        deterministic: bool = False,
+        advice: str | None = None,
+        torch_threads: int | None = None,
+    ):
         self.rules = rules
+        self.size = size
+        self.rng = np.random.default_rng(seed)
         self.deterministic = deterministic
+        self.advice = advice
         self.torch_threads = torch_threads
-        self.paths: list[str] = []
+        self.paths: list[str | None] = []  # each member's snapshot (None: added from weights)
         self.members: list = []
 
-    def load(self, paths: list[str], rng: np.random.Generator) -> list:
-        """The members of ``paths``, in order: those already loaded kept, the others loaded
-        (in the order of ``paths``, each seeded from ``rng``, so that members loaded again
-        get the same seeds as before)."""
-        loaded = dict(zip(self.paths, self.members, strict=True))
-        self.members = [loaded[p] if p in loaded else self._load(p, rng) for p in paths]
-        self.paths = list(paths)
+    def _seed(self) -> int:
+        return int(self.rng.integers(2**31))
+
+    def _keep(self, paths: list, members: list) -> None:
+        start = 0 if self.size is None else max(len(members) - self.size, 0)
+        self.paths, self.members = paths[start:], members[start:]
+
+    def add(self, policy, weights: dict | None = None) -> None:
+        """A frozen copy of ``policy`` (with ``weights`` when given) joins the pool as a member
+        (the oldest leaves when the pool is full)."""
+        member = copy.deepcopy(policy)
+        if weights is not None:
+            member.load_state_dict(weights)
+        agent = as_agent(member, self.rules, self.advice, self._seed(), "past", self.deterministic)
+        self._keep([*self.paths, None], [*self.members, agent])
+
+    def load(self, paths: list[str]) -> list:
+        """The members of the snapshots ``paths``, in order, as the pool: those already loaded
+        kept, the others loaded (in the order of ``paths``, each seeded from the pool's
+        generator, so that members loaded again get the same seeds as before)."""
+        loaded = {p: m for p, m in zip(self.paths, self.members, strict=True) if p is not None}
+        self._keep(list(paths), [loaded[p] if p in loaded else self._load(p) for p in paths])
         return self.members
 
-    def _load(self, path: str, rng: np.random.Generator):
+    def _load(self, path: str):
         from agents.trained import load
 
         return load(
             path,
-            seed=int(rng.integers(2**31)),
+            seed=self._seed(),
             rules=self.rules,
             deterministic=self.deterministic,
             torch_threads=self.torch_threads,
             trusted=True,  # snapshots this run wrote
         )
+
+    def weights(self) -> list[dict]:
+        """The members' network weights, oldest first (the lean learner's checkpoint keeps them)."""
+        return [member.policy.state_dict() for member in self.members]
 
 
 @dataclass

@@ -28,8 +28,12 @@ logit ``-1e8`` as sb3-contrib's ``MaskableCategorical`` gives them, so their pro
 The games of a rollout are streams side by side (``--opponents self:3,past:1,heuristic:1``):
 self-play games (one network at every seat, every seat's decisions learnt from) and games
 of the learner against opponents drawn per episode and seat, among agents and, for
-``past``, the pool of the network's past selves (a snapshot every ``pool_every`` steps, the
-last ``pool_size`` kept, saved in the checkpoint). Training episodes are whole games for an
+``past``, the pool of the network's past selves (:class:`training.league.SelfPlayPool`, the
+pool MaskablePPO's league loads its snapshots into: a snapshot every ``pool_every`` steps, the
+last ``pool_size`` kept, saved in the checkpoint). A past self is an agent that samples its
+moves from its masked distribution (advised as the learner is); the member drawn for a seat
+plays it for the whole episode, as a league member does (earlier versions drew a member anew
+at every move of a past self's seat). Training episodes are whole games for an
 advised run and rounds for a run from scratch (``--episode``; a call ends a round), and
 evaluations play whole games.
 
@@ -83,13 +87,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import agents.advice
 import yaniv_env
 from training import config
 from training.args import Args
 from training.checkpoint import PPO_CHECKPOINT, read_ppo_checkpoint
-from training.envs import hand_potential_weights
+from training.envs import hand_potential_weights, shaped_rewards
 from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
+from training.league import SelfPlayPool, as_agent
 from training.periodic_eval import learner_win_rate, periodic_evaluation, play_learner, unfinished
 from training.plan import ModelSettings, Plan, PPOSettings, make_plan
 from training.plots import plot_learning_curve
@@ -164,34 +170,46 @@ def legal_moves(masks) -> tuple[torch.Tensor, torch.Tensor]:
 def policy_and_value(
     policy, obs: torch.Tensor, ids: torch.Tensor, valid: torch.Tensor, head=None, advice: torch.Tensor | None = None
 ):
-    """Log-probabilities ``[N, K]`` of the legal moves ``ids`` (padding: about -1e8) and values
-    ``[N]``. Only the moves legal in some row are scored, instead of all ~1,500 ids: the
-    batch's distinct legal moves (a few hundred) in one matrix product, from which each row
-    takes its own. The same distribution as masking the full logits with -1e8 (sb3-contrib's
-    ``MaskableCategorical``); a dense product and a gather cost far less than gathering a
-    weight row per legal move, whose backward pass is a scatter.
-    ``head``: :func:`head_weights` of every action when already computed (a rollout folds
-    them once). ``advice``: the advised move of each row (an advised policy's logits add
-    ``advice_scale`` to it, as :class:`agents.networks.AdvisedPolicy` does); ``obs`` is the
-    environment's observation, without the advice column."""
+    """Log-probabilities ``[N, K]`` of the legal moves ``ids`` (:func:`legal_log_probs`) and
+    values ``[N]`` of the observations ``obs`` (the environment's, without the advice column)."""
+    features = network_input(policy, obs)
+    return legal_log_probs(policy, features, ids, valid, head, advice), critic(policy, features)
+
+
+def legal_log_probs(
+    policy,
+    features: torch.Tensor,
+    ids: torch.Tensor,
+    valid: torch.Tensor,
+    head: tuple[torch.Tensor, torch.Tensor] | None = None,
+    advice: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Log-probabilities ``[N, K]`` of the legal moves ``ids`` (padding: about -1e8) in the
+    positions of :func:`network_input`'s ``features``. Only the moves legal in some row are
+    scored, instead of all ~1,500 ids: the batch's distinct legal moves (a few hundred) in one
+    matrix product, from which each row takes its own. The same distribution as masking the
+    full logits with -1e8 (sb3-contrib's ``MaskableCategorical``); a dense product and a
+    gather cost far less than gathering a weight row per legal move, whose backward pass is a
+    scatter. ``head``: :func:`head_weights` of every action when already computed (a rollout
+    folds them once). ``advice``: the advised move of each row (an advised policy's logits
+    add ``advice_scale`` to it, as :class:`agents.networks.AdvisedPolicy` does)."""
     scored, position = torch.unique(ids, return_inverse=True)
     weight, bias = head_weights(policy, scored) if head is None else (head[0][scored], head[1][scored])
-    features = network_input(policy, obs)
     latent_pi = policy.mlp_extractor.policy_net(features)
     logits = torch.addmm(bias, latent_pi, weight.T).gather(1, position)
     if advice is not None:
         logits = logits + policy.advice_scale * (ids == advice[:, None])
-    log_probs = logits.masked_fill(~valid, -1e8).log_softmax(-1)
-    return log_probs, critic(policy, features)
+    return logits.masked_fill(~valid, -1e8).log_softmax(-1)
 
 
 def advise(advisor, obs, masks) -> torch.Tensor | None:
-    """The move of ``advisor`` (:func:`agents.advice.make_advisor`) in each row, ``None``
-    without one; 0 where nothing is legal (a row never acted on), as the advice column of
-    :func:`agents.advice.with_advice` has it."""
+    """The advice column :func:`agents.advice.advise` appends to each row (the move of
+    ``advisor``, :func:`agents.advice.make_advisor`; 0 where nothing is legal, a row never
+    acted on) as action ids, ``None`` without an advisor."""
     if advisor is None:
         return None
-    return torch.from_numpy(np.maximum(advisor.act_batch(np.asarray(obs), np.asarray(masks, bool)), 0))
+    column = agents.advice.advise(advisor, np.asarray(obs), np.asarray(masks, bool))[:, -1]
+    return torch.from_numpy(column.astype(np.int64))
 
 
 def network_input(policy, obs: torch.Tensor) -> torch.Tensor:
@@ -251,12 +269,14 @@ class EpisodeLog:
 
 class LearnerStream:
     """Rollout source over :class:`LearnerGames`: the learner's decisions, one per game and
-    step; a decision's successor is the next row of its game."""
+    step; a decision's successor is the next row of its game. ``past_chance``: the chance that
+    an opponent's seat is a past self (:func:`seat_past_selves`)."""
 
-    def __init__(self, rules, num_envs: int, mix, episode: str, reward: str, seed: int):
+    def __init__(self, rules, num_envs: int, mix, episode: str, reward: str, seed: int, past_chance: float = 0.0):
         from yaniv_env.yaniv.batched.envs import LearnerGames
 
         self.games = LearnerGames(rules, num_envs, rules.num_players, opponent_mix=mix, episode=episode, reward=reward)
+        self.past_chance = past_chance
         self.num_envs = num_envs
         self.label = "vs opponents"
         self.obs = self.games.reset(seed)
@@ -369,48 +389,34 @@ class SelfPlayStream:
         return out
 
 
-class PastSelves:
-    """The pool of past selves as one batched opponent (``act_batch``, as the policy registry
-    takes objects): each call draws a member per row from its generator and samples that
-    member's move from its masked distribution."""
+class PastSelf:
+    """A past self (a member of :class:`training.league.SelfPlayPool`: an
+    :class:`agents.trained.TrainedAgent` whose network never changes) acting in batch in the
+    games against opponents, in one call over all the games where it sits, as
+    :class:`agents.batched.BatchedTrained` acts for an agent, but scoring the legal moves only
+    with its head folded once, as the rollout does (:func:`legal_log_probs`; the agent's
+    ``logits_batch`` computes every action's logit, the head unfolded, at each call). The
+    agent decides among those moves (:meth:`agents.trained.TrainedAgent.choose` on their
+    logits: a sample drawn from its generator), advised by its own advisor when the learner
+    is advised."""
 
-    def __init__(self, size: int, seed: int, advisor=None):
-        self.size = size
-        self.members: list = []  # (a frozen copy, its folded head_weights)
-        self.generator = torch.Generator().manual_seed(seed)
-        self.advisor = advisor  # an advised learner's past selves take the same advice
-        self.name = "past"
-
-    def add(self, policy, weights: dict | None = None) -> None:
-        """Freeze a copy of ``policy`` (with ``weights`` when given) into the pool (the oldest
-        leaves when it is full)."""
-        import copy
-
-        member = copy.deepcopy(policy)
-        if weights is not None:
-            member.load_state_dict(weights)
-        member.set_training_mode(False)
-        with torch.no_grad():  # a member never changes: its head is folded once
-            self.members = [*self.members, (member, head_weights(member))][-self.size :]
-
-    def reset(self, seed: int | None = None) -> None:
-        pass
+    def __init__(self, agent):
+        self.agent = agent
+        self.name = agent.name
+        with torch.no_grad():
+            self.head = head_weights(agent.policy)
 
     def act_batch(self, observations, masks, keys=None) -> np.ndarray:
-        obs = torch.as_tensor(np.asarray(observations, np.float32))
         ids, valid = legal_moves(masks)
-        advice = advise(self.advisor, observations, masks)
-        which = torch.randint(len(self.members), (len(obs),), generator=self.generator)
-        actions = np.full(len(obs), -1, np.int64)
+        advice = advise(self.agent.advisor, observations, masks)
+        policy = self.agent.policy
         with torch.no_grad():
-            for k, (member, head) in enumerate(self.members):
-                rows = torch.nonzero(which == k).squeeze(1)
-                if len(rows):
-                    own = None if advice is None else advice[rows]
-                    log_probs, _ = policy_and_value(member, obs[rows], ids[rows], valid[rows], head, own)
-                    chosen = sample(log_probs, self.generator)[:, None]
-                    actions[rows.numpy()] = ids[rows].gather(1, chosen).squeeze(1).numpy()
-        return np.where(valid.any(1).numpy(), actions, -1)
+            features = network_input(policy, torch.as_tensor(np.asarray(observations, np.float32)))
+            log_probs = legal_log_probs(policy, features, ids, valid, self.head, advice)
+        # the agent decides among each row's legal moves (masked logits [N, K]), then the ids
+        position = self.agent.choose(np.where(valid.numpy(), log_probs.double().numpy(), -np.inf))
+        chosen = np.take_along_axis(ids.numpy(), np.maximum(position, 0)[:, None], axis=1)[:, 0]
+        return np.where(position >= 0, chosen, -1)
 
 
 def split_opponents(spec: str, num_envs: int) -> tuple[int, list[tuple[str, float]], float]:
@@ -464,22 +470,10 @@ def gae(rewards, values, ended, next_index, boot, gamma: float, lam: float, num_
 
 
 # -- evaluation --------------------------------------------------------------------------
-def as_agent(policy, rules, advice: str | None = None, seed: int | None = None, name: str = "learner"):
-    """The network as a deterministic :class:`agents.trained.TrainedAgent` (the arg-max of its
-    masked logits, advised by the agent ``advice``), as :func:`agents.load` makes the play file
-    :func:`save_play_file` writes; it shares ``policy``, so it plays the network as it is."""
-    from agents.networks import describe_policy
-    from agents.play_format import play_metadata
-    from agents.trained import TrainedAgent
-
-    meta = play_metadata(rules, describe_policy(policy), advice=advice or None, timesteps=0, training=None)
-    return TrainedAgent(policy, meta, rules, seed=seed, name=name)
-
-
 def evaluate(policy, rules, opponent: str, games: int, seed: int, advice: str | None = None) -> tuple[float, int, int]:
-    """(wins, games, unfinished): the deterministic policy (:func:`as_agent`, advised by
-    ``advice``) at one seat and ``opponent`` at every other, in the games the lean learner's
-    periodic evaluation plays (:func:`training.periodic_eval.play_learner`:
+    """(wins, games, unfinished): the deterministic policy (:func:`training.league.as_agent`,
+    advised by ``advice``) at one seat and ``opponent`` at every other, in the games the lean
+    learner's periodic evaluation plays (:func:`training.periodic_eval.play_learner`:
     :func:`agents.evaluation.evaluate`'s duplicate format on the deals of ``seed``, ``games``
     rounded up to whole deals, on the batched engine when every agent has an exact batched
     version). A win is a first place (a tie for it shares the win, as in the evaluation's game
@@ -570,13 +564,14 @@ def make_streams(
     settings: PPOSettings,
     num_envs: int,
     policy,
-    past: PastSelves,
+    past: SelfPlayPool,
     saved: dict | None,
     seed: int,
     monitor: Path | None = None,
 ) -> list:
     """The rollout's ``num_envs`` games: self-play games first, then the games against past selves and
-    agents (the pool seeded with the saved pool, or the initial network); with ``monitor``,
+    agents (the pool ``past`` filled with the saved pool, or the initial network, and seated:
+    a member drawn per episode and seat, :meth:`LearnerGames.set_pool`); with ``monitor``,
     each stream's episodes go to ``{monitor}_self`` or ``{monitor}_games`` (:class:`EpisodeLog`)."""
     if num_envs < 1:  # a rollout of no games would never advance the step count
         raise ValueError(f"the rollout needs at least one game, got {num_envs}")
@@ -585,15 +580,27 @@ def make_streams(
     if self_games:
         streams.append(SelfPlayStream(rules, self_games, settings.episode, settings.reward, seed))
     if self_games < num_envs:
-        fixed = LearnerStream(rules, num_envs - self_games, mix, settings.episode, settings.reward, seed + self_games)
+        games = (num_envs - self_games, mix, settings.episode, settings.reward, seed + self_games, pool_chance)
+        streams.append(LearnerStream(rules, *games))
         if pool_chance:
             for weights in saved["pool"] if saved is not None else [policy.state_dict()]:
                 past.add(policy, weights)
-            fixed.games.set_pool([past], pool_chance, label="past")
-        streams.append(fixed)
+            seat_past_selves(streams, past)
     for stream in streams if monitor is not None else []:
         stream.log = EpisodeLog(Path(f"{monitor}_{'self' if isinstance(stream, SelfPlayStream) else 'games'}"))
     return streams
+
+
+def seat_past_selves(streams: list, past: SelfPlayPool) -> None:
+    """The games against opponents seat the members of ``past`` from their next episodes on
+    (:meth:`LearnerGames.set_pool`: each other seat of an episode, at the stream's
+    ``past_chance``, a member drawn uniformly), each acting in batch as :class:`PastSelf` (a
+    member already seated keeps its own)."""
+    for stream in streams:
+        if isinstance(stream, LearnerStream) and stream.past_chance:
+            seated = {id(member.agent): member for member in stream.games.pool}
+            members = [seated.get(id(agent)) or PastSelf(agent) for agent in past.members]
+            stream.games.set_pool(members, stream.past_chance, label="past")
 
 
 @dataclass
@@ -684,7 +691,7 @@ def advantages(
                 boot_values[index] = value_only(policy, obs_t).numpy()
             boot_potential[index] = (obs_t @ hand_weights).numpy()
         following = np.where(next_index >= 0, own_potential[np.maximum(next_index, 0)], boot_potential)
-        rewards = stream.rewards + settings.gamma * np.where(ended, 0.0, following) - own_potential
+        rewards = shaped_rewards(stream.rewards, own_potential, following, ended, settings.gamma)
         cut = stream.round_end if settings.round_end == "bootstrap" else None
         adv = gae(rewards, values, ended, next_index, boot_values, settings.gamma, settings.gae_lambda, w, cut)
         out.reshape(T, B)[:, start : start + w] = adv.reshape(T, w)
@@ -773,8 +780,9 @@ def flops_per_step(policy, rollout: Rollout | None, update_epochs: int, minibatc
 
 def log_evaluation(policy, plan: Plan, state: dict) -> dict[str, float]:
     """The lean learner's periodic evaluation (:func:`training.periodic_eval.periodic_evaluation`,
-    with its defaults): the deterministic policy (:func:`as_agent`) against each periodic
-    evaluation opponent, a row each in the run's ``eval.csv``; the game win rate of each."""
+    with its defaults): the deterministic policy (:func:`training.league.as_agent`) against
+    each periodic evaluation opponent, a row each in the run's ``eval.csv``; the game win rate
+    of each."""
     policy.set_training_mode(False)
     torch.set_num_threads(1)
     learner = functools.partial(as_agent, policy, advice=plan.model.advice)
@@ -864,7 +872,7 @@ def train(plan: Plan) -> dict:
     state, saved = starting_point(policy, optimizer, plan, advisor)
     start_elapsed, first_step = state["elapsed"], state["timesteps"]
     generator = torch.Generator().manual_seed(plan.seeds.sampling)
-    past = PastSelves(settings.pool_size, plan.seeds.pool, advisor)
+    past = SelfPlayPool(rules, settings.pool_size, plan.seeds.pool, advice=plan.model.advice or None)
     monitor = run_dir / "monitor" / f"{plan.segment:02d}"  # a file per kind of game and segment, as MaskablePPO's
     streams = make_streams(rules, settings, plan.n_envs, policy, past, saved, plan.seeds.environments, monitor)
     hand_weights = torch.as_tensor(hand_potential_weights(rules, plan.env.shaping), dtype=torch.float32)
@@ -873,8 +881,7 @@ def train(plan: Plan) -> dict:
     record = play_training(plan)
 
     def save() -> None:
-        pool = [m.state_dict() for m, _ in past.members]
-        save_checkpoint(run_dir / PPO_CHECKPOINT, policy, optimizer, state, pool, arguments)
+        save_checkpoint(run_dir / PPO_CHECKPOINT, policy, optimizer, state, past.weights(), arguments)
         elapsed = {"elapsed_seconds": round(state["elapsed"], 3)}
         save_play_file(policy, rules, run_dir / "model.safetensors", state["timesteps"], {**record, **elapsed})
 
@@ -908,6 +915,7 @@ def train(plan: Plan) -> dict:
         log_scalars(writer, state["timesteps"], losses, steps / (t2 - t0))
         if past.members and state["timesteps"] >= state["next_snapshot"]:
             past.add(policy)
+            seat_past_selves(streams, past)
             state["next_snapshot"] = state["timesteps"] + settings.pool_every
         if state["timesteps"] >= state["next_checkpoint"]:
             save()
