@@ -65,11 +65,6 @@ PLAN_READERS: dict[tuple[str, str], str] = {
     ("training/train.py", "run"): "the top level of yaniv train (MaskablePPO's phases, or the lean learner's run)",
     ("training/ppo.py", "run"): "the lean learner's top level",
     ("training/ppo.py", "train"): "the lean learner's training (its run, notebooks and the benchmark call it)",
-    # the lean learner's own helpers, left while training/ppo.py is reworked on another branch
-    ("training/ppo.py", "play_training"): "the lean learner's helper: what its play file records",
-    ("training/ppo.py", "log_evaluation"): "the lean learner's helper: its periodic evaluation's call",
-    ("training/ppo.py", "starting_point"): "the lean learner's helper: resume, --init, imitation",
-    ("training/ppo.py", "write_arguments"): "the lean learner's helper: args.json",
 }
 
 

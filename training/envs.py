@@ -220,7 +220,6 @@ class VecHandShaping(VecEnvWrapper):
     def __init__(self, venv, coef: float = 1.0, gamma: float = 0.995):
         super().__init__(venv)
         self._weights = hand_potential_weights(venv.get_attr("rules")[0], float(coef))
-        self.coef = float(coef)
         self.gamma = float(gamma)
         self._phi = np.zeros(self.num_envs)
 

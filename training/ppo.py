@@ -97,7 +97,7 @@ from training.final_eval import final_evaluation
 from training.imitation import imitation_pretrain
 from training.league import SelfPlayPool, as_agent
 from training.periodic_eval import learner_win_rate, periodic_evaluation, play_learner, unfinished
-from training.plan import ModelSettings, Plan, PPOSettings, make_plan
+from training.plan import EvalSettings, ImitationSettings, ModelSettings, Plan, PPOSettings, make_plan
 from training.plots import plot_learning_curve
 
 
@@ -498,10 +498,11 @@ def save_play_file(policy, rules, path: Path, timesteps: int, training: dict) ->
     atomic_write_bytes(path, play_bytes(meta, policy.state_dict()))
 
 
-def play_training(plan: Plan) -> dict:
-    """What a run's play file records of its training (:func:`save_play_file`)."""
+def play_training(args: Args, run_name: str) -> dict:
+    """What the play file of the run ``run_name`` (its directory's name) records of its
+    training (:func:`save_play_file`), from its stored arguments."""
     versions = {"torch": torch.__version__, "numpy": np.__version__}
-    record = training_record(dataclasses.asdict(plan.args), plan.run_dir.name)
+    record = training_record(dataclasses.asdict(args), run_name)
     return {**record, "package_version": yaniv_env.__version__, "versions": versions}
 
 
@@ -778,15 +779,15 @@ def flops_per_step(policy, rollout: Rollout | None, update_epochs: int, minibatc
     return 2.0 * (forward + 3 * update_epochs * learn)
 
 
-def log_evaluation(policy, plan: Plan, state: dict) -> dict[str, float]:
+def log_evaluation(policy, advice: str, settings: EvalSettings, state: dict) -> dict[str, float]:
     """The lean learner's periodic evaluation (:func:`training.periodic_eval.periodic_evaluation`,
-    with its defaults): the deterministic policy (:func:`training.league.as_agent`) against
-    each periodic evaluation opponent, a row each in the run's ``eval.csv``; the game win rate
-    of each."""
+    with its defaults): the deterministic policy (:func:`training.league.as_agent`, advised by
+    ``advice``) against each periodic evaluation opponent, a row each in the run's ``eval.csv``;
+    the game win rate of each."""
     policy.set_training_mode(False)
     torch.set_num_threads(1)
-    learner = functools.partial(as_agent, policy, advice=plan.model.advice)
-    rates = periodic_evaluation(learner, plan.evaluation, state["timesteps"], state["elapsed"])
+    learner = functools.partial(as_agent, policy, advice=advice)
+    rates = periodic_evaluation(learner, settings, state["timesteps"], state["elapsed"])
     return {opponent: rate.value for opponent, rate in rates.items()}
 
 
@@ -821,36 +822,34 @@ def log_scalars(writer, timesteps: int, losses, steps_per_second: float) -> None
     writer.add_scalar("time/steps_per_second", steps_per_second, timesteps)
 
 
-def starting_point(policy, optimizer, plan: Plan, advisor=None) -> tuple[dict, dict | None]:
-    """The run's counters, and its checkpoint when resuming, with the network and optimiser
-    set as the segment starts: from the checkpoint when resuming, else from ``--init`` and
-    then ``--pretrain`` (:func:`training.imitation.imitation_pretrain`)."""
-    state = {"timesteps": 0, "elapsed": 0.0, "segment": plan.segment, "next_eval": 0}
-    state.update(next_snapshot=plan.ppo.pool_every, next_checkpoint=plan.checkpoint_every)
-    saved = None
-    if plan.meta is not None:
-        saved = read_ppo_checkpoint(
-            plan.run_dir / PPO_CHECKPOINT, f"--resume {plan.run_dir}", keys=("policy", "optimizer", "state")
-        )
+def starting_point(
+    policy, optimizer, state: dict, resume: Path | None, init: str, imitation: ImitationSettings, torch_threads: int
+) -> dict | None:
+    """The network and optimiser set as the segment starts, and ``state`` (the segment's new
+    counters) updated: from the checkpoint ``resume`` when resuming (returned: it holds the
+    past selves too), else from the network ``init`` (empty: none) and then the imitation
+    (:func:`training.imitation.imitation_pretrain`, on ``torch_threads``)."""
+    if resume is not None:
+        saved = read_ppo_checkpoint(resume, f"--resume {resume.parent}", keys=("policy", "optimizer", "state"))
         policy.load_state_dict(saved["policy"])
         optimizer.load_state_dict(saved["optimizer"])
-        state = {**state, **saved["state"], "segment": plan.segment}
-        return state, saved
-    if plan.model.init:
-        policy.load_state_dict(initial_weights(Path(plan.model.init), policy))
-    if plan.imitation.teacher:
-        torch.set_num_threads(plan.torch_threads)  # the fit is an update: its threads
-        imitation_pretrain(policy, plan.imitation)
-    return state, None
+        state.update({**saved["state"], "segment": state["segment"]})
+        return saved
+    if init:
+        policy.load_state_dict(initial_weights(Path(init), policy))
+    if imitation.teacher:
+        torch.set_num_threads(torch_threads)  # the fit is an update: its threads
+        imitation_pretrain(policy, imitation)
+    return None
 
 
-def write_arguments(plan: Plan) -> dict:
+def write_arguments(args: Args, run_dir: Path, new_run: bool) -> dict:
     """The run's directory made and, for a new run, its ``args.json`` written; the run's stored
     arguments (``args.json``'s, and every checkpoint's)."""
-    arguments = dataclasses.asdict(plan.args)
-    plan.run_dir.mkdir(parents=True, exist_ok=True)
-    if plan.meta is None:
-        (plan.run_dir / "args.json").write_text(json.dumps(arguments, indent=1) + "\n")
+    arguments = dataclasses.asdict(args)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if new_run:
+        (run_dir / "args.json").write_text(json.dumps(arguments, indent=1) + "\n")
     return arguments
 
 
@@ -860,25 +859,25 @@ def train(plan: Plan) -> dict:
     updates and all of it. The budget (``--minutes``) counts the imitation too."""
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.advice import make_advisor
-
-    settings, rules, run_dir = plan.ppo, plan.rules, plan.run_dir
-    arguments = write_arguments(plan)
+    settings, rules, run_dir, advice = plan.ppo, plan.rules, plan.run_dir, plan.model.advice
+    arguments = write_arguments(plan.args, run_dir, new_run=plan.meta is None)
     torch.manual_seed(plan.seeds.training)  # the network's initial weights
     policy = run_policy(plan.model, rules)
     optimizer = torch.optim.Adam(policy.parameters(), lr=settings.learning_rate, eps=1e-5)
-    advisor = make_advisor(plan.model.advice, rules, seed=plan.seeds.advice) if plan.model.advice else None
+    advisor = agents.advice.make_advisor(advice, rules, seed=plan.seeds.advice) if advice else None
     clock = time.perf_counter()
-    state, saved = starting_point(policy, optimizer, plan, advisor)
+    state = {"timesteps": 0, "elapsed": 0.0, "segment": plan.segment, "next_eval": 0}
+    state.update(next_snapshot=settings.pool_every, next_checkpoint=plan.checkpoint_every)
+    resume = run_dir / PPO_CHECKPOINT if plan.meta is not None else None
+    saved = starting_point(policy, optimizer, state, resume, plan.model.init, plan.imitation, plan.torch_threads)
     start_elapsed, first_step = state["elapsed"], state["timesteps"]
     generator = torch.Generator().manual_seed(plan.seeds.sampling)
-    past = SelfPlayPool(rules, settings.pool_size, plan.seeds.pool, advice=plan.model.advice or None)
+    past = SelfPlayPool(rules, settings.pool_size, plan.seeds.pool, advice=advice or None)
     monitor = run_dir / "monitor" / f"{plan.segment:02d}"  # a file per kind of game and segment, as MaskablePPO's
     streams = make_streams(rules, settings, plan.n_envs, policy, past, saved, plan.seeds.environments, monitor)
     hand_weights = torch.as_tensor(hand_potential_weights(rules, plan.env.shaping), dtype=torch.float32)
     writer = SummaryWriter(str(run_dir / "tb" / f"ppo_{plan.segment + 1}"))
-
-    record = play_training(plan)
+    record = play_training(plan.args, run_dir.name)
 
     def save() -> None:
         save_checkpoint(run_dir / PPO_CHECKPOINT, policy, optimizer, state, past.weights(), arguments)
@@ -896,7 +895,7 @@ def train(plan: Plan) -> dict:
     state["elapsed"] = start_elapsed + time.perf_counter() - clock
     while state["timesteps"] < total and state["elapsed"] < budget:
         if plan.evaluation.every and state["timesteps"] >= state["next_eval"]:
-            for opp, rate in log_evaluation(policy, plan, state).items():
+            for opp, rate in log_evaluation(policy, advice, plan.evaluation, state).items():
                 writer.add_scalar(f"eval/{opp}_game_win_rate", rate, state["timesteps"])
             state["next_eval"] = state["timesteps"] + plan.evaluation.every
         t0 = time.perf_counter()
@@ -921,7 +920,7 @@ def train(plan: Plan) -> dict:
             save()
             state["next_checkpoint"] = state["timesteps"] + plan.checkpoint_every
     if plan.evaluation.every:
-        log_evaluation(policy, plan, state)
+        log_evaluation(policy, advice, plan.evaluation, state)
     save()
     writer.close()
     print(f"model: {run_dir / 'model.safetensors'}\ncheckpoint: {run_dir / PPO_CHECKPOINT}", flush=True)
