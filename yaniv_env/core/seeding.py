@@ -107,12 +107,16 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(GOLDEN)
 
 
-def words(key: int, count: int) -> np.ndarray:
-    """The first ``count`` 64-bit words of the stream with key ``key`` (``uint64``)."""
-    z = np.uint64(key) + _GOLDEN * np.arange(1, count + 1, dtype=np.uint64)  # wraps mod 2**64
+def mix64_words(z: np.ndarray) -> np.ndarray:
+    """:func:`mix64` of every word of a ``uint64`` array (its products wrap mod 2**64)."""
     z = (z ^ (z >> np.uint64(30))) * _M1
     z = (z ^ (z >> np.uint64(27))) * _M2
     return z ^ (z >> np.uint64(31))
+
+
+def words(key: int, count: int) -> np.ndarray:
+    """The first ``count`` 64-bit words of the stream with key ``key`` (``uint64``)."""
+    return mix64_words(np.uint64(key) + _GOLDEN * np.arange(1, count + 1, dtype=np.uint64))  # wraps mod 2**64
 
 
 def below(word, n):

@@ -15,19 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from yaniv_env.core.seeding import GOLDEN, below
+from yaniv_env.core.seeding import GOLDEN, below, mix64_words
 from yaniv_env.core.seeding import seeded_key as agent_key
 
 __all__ = ["agent_key", "decision_words", "below"]
-
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-def _mix(z: np.ndarray) -> np.ndarray:
-    z = (z ^ (z >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
 
 
 _position_cache: dict[int, np.ndarray] = {}
@@ -51,7 +42,7 @@ def decision_words(keys, observations: np.ndarray) -> np.ndarray:
     if obs.shape[1] % 2:
         obs = np.concatenate([obs, np.zeros((obs.shape[0], 1), np.float32)], axis=1)
     bits = obs.view(np.uint64)  # two float32 per word
-    z = _mix(bits + _positions(bits.shape[1]))
+    z = mix64_words(bits + _positions(bits.shape[1]))
     with np.errstate(over="ignore"):
         total = z.sum(axis=1, dtype=np.uint64)
-    return _mix(total ^ np.asarray(keys, dtype=np.uint64))
+    return mix64_words(total ^ np.asarray(keys, dtype=np.uint64))
