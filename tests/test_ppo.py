@@ -7,6 +7,7 @@ size behind ``--runslow``)."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -215,6 +216,10 @@ def test_the_learning_curve_drops_episodes_a_resumed_run_played_again(tmp_path):
     assert [r["stamp"] for r in rows] == [0, 100, 200, 300]
     assert [r["r"] for r in rows] == [0.0, 1.0, 2.0, 3.0] and rows[-1]["timesteps"] == 400
     assert all(r["t"] >= second.start for r in rows[2:])  # the resumed segment's, not the first's
+    alone = tmp_path / "resumed"  # a copy of the resumed segment's files only counts from where it resumed
+    alone.mkdir()
+    shutil.copy(second.path, alone)
+    assert [r["timesteps"] for r in read_monitor(alone)] == [300, 400]
 
 
 def test_options_the_algorithm_does_not_use_are_refused(tmp_path):

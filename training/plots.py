@@ -20,7 +20,9 @@ def read_monitor(monitor_dir: Path) -> list[dict]:
     """All Monitor episodes of a run, in wall-clock order, with cumulative ``timesteps``.
     Files name their segment first (``00_games``, ``01_games``: the lean learner's, whose rows
     carry the step count of their rollout): a segment's rows from at or after the step where a
-    later segment resumed are dropped, as that segment played those steps again."""
+    later segment resumed are dropped, as that segment played those steps again. The count
+    starts at the first episode's stamp (0 without one): a directory holding only a resumed
+    segment's files counts from the step where it resumed."""
     segments: dict[str, list[dict]] = {}
     for file in sorted(Path(monitor_dir).glob("*.monitor.csv")):
         segments.setdefault(file.name.split("_")[0], []).extend(_monitor_rows(file))
@@ -30,7 +32,7 @@ def read_monitor(monitor_dir: Path) -> list[dict]:
         rows += [r for r in segments[segment] if r["stamp"] is None or r["stamp"] < resumed_at]
         resumed_at = min([resumed_at, *stamps])
     rows.sort(key=lambda r: r["t"])
-    steps = 0
+    steps = (rows[0]["stamp"] or 0) if rows else 0
     for r in rows:
         steps += r["l"]
         r["timesteps"] = steps
