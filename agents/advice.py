@@ -50,11 +50,16 @@ def make_advisor(name: str, rules, seed: int | None):
     return batched_policy(agent)
 
 
+def advice_column(moves: np.ndarray) -> np.ndarray:
+    """The advice column's action ids for the advisor's ``moves [B]``: a move ``-1`` (nothing
+    legal: a final observation, where that column is never used to act) is written 0."""
+    return np.maximum(moves, 0)
+
+
 def with_advice(observations: np.ndarray, moves: np.ndarray) -> np.ndarray:
-    """``observations [B, S]`` with ``moves [B]`` as one more column (``float32``); a move
-    ``-1`` (nothing legal: a final observation, where that column is never used to act) is
-    written 0."""
-    column = np.maximum(moves, 0).astype(np.float32)[:, None]
+    """``observations [B, S]`` with ``moves [B]`` as one more column (``float32``,
+    :func:`advice_column`)."""
+    column = advice_column(moves).astype(np.float32)[:, None]
     return np.concatenate([np.asarray(observations, dtype=np.float32), column], axis=1)
 
 
@@ -98,6 +103,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "advice_column",
     "advise",
     "advised",
     "advised_space",

@@ -205,11 +205,12 @@ def legal_log_probs(
 def advise(advisor, obs, masks) -> torch.Tensor | None:
     """The advice column :func:`agents.advice.advise` appends to each row (the move of
     ``advisor``, :func:`agents.advice.make_advisor`; 0 where nothing is legal, a row never
-    acted on) as action ids, ``None`` without an advisor."""
+    acted on: :func:`agents.advice.advice_column`) as action ids, ``None`` without an
+    advisor; the observations are not copied into an advised batch to read that column."""
     if advisor is None:
         return None
-    column = agents.advice.advise(advisor, np.asarray(obs), np.asarray(masks, bool))[:, -1]
-    return torch.from_numpy(column.astype(np.int64))
+    moves = advisor.act_batch(np.asarray(obs), np.asarray(masks, bool))
+    return torch.from_numpy(agents.advice.advice_column(np.asarray(moves, dtype=np.int64)))
 
 
 def network_input(policy, obs: torch.Tensor) -> torch.Tensor:
