@@ -3,6 +3,7 @@ pickle, plays exactly as the checkpoint it was converted from, only legal moves,
 other rules, and an export for play keeps its decisions; the 3- and 4-player agents load
 by player count and play legal moves."""
 
+import ast
 import re
 from pathlib import Path
 
@@ -98,20 +99,53 @@ def test_the_scratch_agent_learnt_without_an_advisor_or_imitation():
         agents.make("ppo_scratch", rules="seven")
 
 
-def test_the_scratch_agent_is_s4s_play_file_with_its_lineage(tmp_path, monkeypatch):
-    """The block of the note that made the shipped ``ppo_scratch`` file from S4's run directory,
-    run again, gives the same weights and the same training record."""
-    page = ROOT / "docs/experiments/2026-11-28-an-hour-from-scratch.md"
+@pytest.mark.parametrize(
+    "note, timesteps, weights_sha256",
+    [
+        # the shipped file: S5's play file, its lineage's record completed
+        ("experiments/2026-11-28-playing-for-the-totals.md", 28_950_528, None),
+        # the file it replaced: S4's play file at 16.13 million steps
+        (
+            "experiments/2026-11-28-an-hour-from-scratch.md",
+            16_130_048,
+            "8142204f3e91b512bbbbe8790a515168b04079268ce87d5d3dd76569062586f2",
+        ),
+    ],
+)
+def test_the_scratch_agent_notes_rebuild_their_play_files(tmp_path, monkeypatch, note, timesteps, weights_sha256):
+    """The block of a note that made a ``ppo_scratch`` file from its run directory, run again,
+    gives the same weights and training record: for the shipped file, the shipped file's."""
+    page = ROOT / "docs" / note
     text = page.read_text(encoding="utf-8")
-    marker = text.index("<!-- tested-by: tests/test_shipped_agent.py")
+    marker = text.index("<!-- tested-by: tests/test_shipped_agent.py rebuilds")
     code = re.search(r"```python\n(.*?)```", text[marker:], re.S).group(1)
     (tmp_path / "docs").symlink_to(ROOT / "docs")  # the block reads docs/results from the root
     monkeypatch.chdir(tmp_path)
     exec(compile(code, str(page), "exec"), {})
     rebuilt, _ = read_play_file(tmp_path / "ppo_scratch_standard_2p.safetensors")
-    shipped, _ = read_play_file(agents.SCRATCH_MODEL)
-    assert rebuilt["weights_sha256"] == shipped["weights_sha256"] and rebuilt["training"] == shipped["training"]
-    assert rebuilt["timesteps"] == shipped["timesteps"] == 16_130_048
+    assert rebuilt["timesteps"] == timesteps
+    if weights_sha256 is None:
+        shipped, _ = read_play_file(agents.SCRATCH_MODEL)
+        assert rebuilt["weights_sha256"] == shipped["weights_sha256"] and rebuilt["training"] == shipped["training"]
+    else:
+        assert rebuilt["weights_sha256"] == weights_sha256
+        assert rebuilt["training"]["run_name"] == "s4_margin" and rebuilt["training"]["advice"] is None
+
+
+def test_the_call_count_block_counts_every_call(capsys):
+    """The note's block that sets ``ppo_scratch``'s Yaniv calls beside ``heuristic``'s, run for
+    two games: each call is counted once, in one kind, and beaten calls are among them."""
+    page = ROOT / "docs/experiments/2026-11-28-playing-for-the-totals.md"
+    text = page.read_text(encoding="utf-8")
+    marker = text.index("<!-- tested-by: tests/test_shipped_agent.py runs this block")
+    code = re.search(r"```python\n(.*?)```", text[marker:], re.S).group(1)
+    assert "GAMES = 200\n" in code
+    exec(compile(code.replace("GAMES = 200\n", "GAMES = 2\n"), str(page), "exec"), {})
+    counts = ast.literal_eval(capsys.readouterr().out.strip())
+    kinds = ("learner calls (heuristic too)", "learner calls (heuristic not)", "heuristic calls")
+    assert sum(counts.get(kind, 0) for kind in kinds) >= 2  # each of two games ends on a call or an empty hand
+    for kind in kinds:
+        assert 0 <= counts.get(kind + ", beaten", 0) <= counts.get(kind, 0)
 
 
 def test_shipped_agent_plays_legal_moves():
