@@ -99,6 +99,14 @@ def test_the_scratch_agent_learnt_without_an_advisor_or_imitation():
         agents.make("ppo_scratch", rules="seven")
 
 
+def _marked_block(page: Path, says: str) -> str:
+    """The python block of ``page`` under its marker ``<!-- tested-by: tests/test_shipped_agent.py
+    {says} ...``."""
+    text = page.read_text(encoding="utf-8")
+    marker = text.index(f"<!-- tested-by: tests/test_shipped_agent.py {says}")
+    return re.search(r"```python\n(.*?)```", text[marker:], re.S).group(1)
+
+
 @pytest.mark.parametrize(
     "note, timesteps, weights_sha256",
     [
@@ -116,9 +124,7 @@ def test_the_scratch_agent_notes_rebuild_their_play_files(tmp_path, monkeypatch,
     """The block of a note that made a ``ppo_scratch`` file from its run directory, run again,
     gives the same weights and training record: for the shipped file, the shipped file's."""
     page = ROOT / "docs" / note
-    text = page.read_text(encoding="utf-8")
-    marker = text.index("<!-- tested-by: tests/test_shipped_agent.py rebuilds")
-    code = re.search(r"```python\n(.*?)```", text[marker:], re.S).group(1)
+    code = _marked_block(page, "rebuilds")
     (tmp_path / "docs").symlink_to(ROOT / "docs")  # the block reads docs/results from the root
     monkeypatch.chdir(tmp_path)
     exec(compile(code, str(page), "exec"), {})
@@ -136,14 +142,12 @@ def test_the_call_count_block_counts_every_call(capsys):
     """The note's block that sets ``ppo_scratch``'s Yaniv calls beside ``heuristic``'s, run for
     two games: each call is counted once, in one kind, and beaten calls are among them."""
     page = ROOT / "docs/experiments/2026-11-28-playing-for-the-totals.md"
-    text = page.read_text(encoding="utf-8")
-    marker = text.index("<!-- tested-by: tests/test_shipped_agent.py runs this block")
-    code = re.search(r"```python\n(.*?)```", text[marker:], re.S).group(1)
+    code = _marked_block(page, "runs this block")
     assert "GAMES = 200\n" in code
     exec(compile(code.replace("GAMES = 200\n", "GAMES = 2\n"), str(page), "exec"), {})
     counts = ast.literal_eval(capsys.readouterr().out.strip())
     kinds = ("learner calls (heuristic too)", "learner calls (heuristic not)", "heuristic calls")
-    assert sum(counts.get(kind, 0) for kind in kinds) >= 2  # each of two games ends on a call or an empty hand
+    assert sum(counts.get(kind, 0) for kind in kinds) >= 2  # two whole games: rounds enough for calls
     for kind in kinds:
         assert 0 <= counts.get(kind + ", beaten", 0) <= counts.get(kind, 0)
 
