@@ -108,19 +108,28 @@ def _marked_block(page: Path, says: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "note, timesteps, weights_sha256",
+    "note, timesteps, weights_sha256, run_name",
     [
-        # the shipped file: S5's play file, its lineage's record completed
-        ("experiments/2026-11-28-playing-for-the-totals.md", 28_950_528, None),
-        # the file it replaced: S4's play file at 16.13 million steps
+        # the shipped file: S5's play file at eight hours of the lineage, its record completed
+        ("experiments/2026-11-28-eight-hours.md", 60_563_456, None, "s5_vs_totals"),
+        # the files it replaced: S5's at 6.17 hours, S4's at 16.13 million steps
+        (
+            "experiments/2026-11-28-playing-for-the-totals.md",
+            28_950_528,
+            "b887ec40e7308856e7b442d04a67fb8367dc3a115becef68efd6940882888fcf",
+            "s5_vs_totals",
+        ),
         (
             "experiments/2026-11-28-an-hour-from-scratch.md",
             16_130_048,
             "8142204f3e91b512bbbbe8790a515168b04079268ce87d5d3dd76569062586f2",
+            "s4_margin",
         ),
     ],
 )
-def test_the_scratch_agent_notes_rebuild_their_play_files(tmp_path, monkeypatch, note, timesteps, weights_sha256):
+def test_the_scratch_agent_notes_rebuild_their_play_files(
+    tmp_path, monkeypatch, note, timesteps, weights_sha256, run_name
+):
     """The block of a note that made a ``ppo_scratch`` file from its run directory, run again,
     gives the same weights and training record: for the shipped file, the shipped file's."""
     page = ROOT / "docs" / note
@@ -135,7 +144,7 @@ def test_the_scratch_agent_notes_rebuild_their_play_files(tmp_path, monkeypatch,
         assert rebuilt["weights_sha256"] == shipped["weights_sha256"] and rebuilt["training"] == shipped["training"]
     else:
         assert rebuilt["weights_sha256"] == weights_sha256
-        assert rebuilt["training"]["run_name"] == "s4_margin" and rebuilt["training"]["advice"] is None
+    assert rebuilt["training"]["run_name"] == run_name and rebuilt["training"]["advice"] is None
 
 
 def test_the_call_count_block_counts_every_call(capsys):
