@@ -11,6 +11,7 @@ import agents
 import yaniv_env
 from agents.base import STRICT_ENV, IllegalChoiceError
 from agents.common import context, decode, num_players_from_obs
+from agents.play_format import read_play_file
 from yaniv_env import PRESETS, get_rules
 from yaniv_env.yaniv import engine
 from yaniv_env.yaniv.cards import YANIV_VALUE
@@ -288,16 +289,28 @@ def test_ladder(strong, weak):
 
 
 def test_shipped_agent_registry_picks_the_model_for_the_rules():
-    assert agents.shipped_model("standard", 2) == agents.SHIPPED_MODEL
+    assert agents.shipped_model("standard", 2) == agents.SHIPPED_MODEL == agents.SCRATCH_MODEL
     assert agents.shipped_model(PRESETS["standard"]) == agents.SHIPPED_MODEL
-    bot = agents.make("ppo", rules="standard", num_players=2, seed=0)
-    assert bot.rules == PRESETS["standard"]
+    assert agents.shipped_model("standard", 2, "ppo_advised") == agents.ADVISED_MODEL != agents.SHIPPED_MODEL
+    # where nothing was learnt from scratch, ``ppo`` is the advised model
+    assert agents.shipped_model("seven", 2) == agents.shipped_model("seven", 2, "ppo_advised")
+    for name in agents.SHIPPED_KINDS:
+        bot = agents.make(name, rules="standard", num_players=2, seed=0)
+        meta, _ = read_play_file(agents.shipped_model("standard", 2, name))
+        assert bot.rules == PRESETS["standard"] and bot.metadata["training"] == meta["training"]
+    with pytest.raises(ValueError, match="no shipped agent is named 'ppo_v9'; the shipped agents: ppo, ppo_advised"):
+        agents.shipped_model("standard", 2, "ppo_v9")
+    with pytest.raises(ValueError, match="no trained agent 'ppo_scratch' is shipped for 'seven' rules"):
+        agents.make("ppo_scratch", rules="seven")
 
 
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"rules": "two_deck", "num_players": 3}, "no trained agent is shipped for 'two_deck' rules with 3 players"),
+        (
+            {"rules": "two_deck", "num_players": 3},
+            "no trained agent 'ppo' is shipped for 'two_deck' rules with 3 players",
+        ),
         ({"num_players": 5}, "'standard' rules with 5 players"),
         ({"rules": "french", "num_players": 4}, "'french' rules with 4 players"),
         ({"rules": PRESETS["standard"].replace(call_max=7)}, "rules changed from the preset 'standard'"),

@@ -202,13 +202,14 @@ def fuzz_cases(
 ) -> list[tuple[str, Path]]:
     """``n`` random mutations of each kind (and the fixed ones) of the three formats."""
     rng = np.random.default_rng(33)
-    model = agents.SHIPPED_MODEL.read_bytes()
-    meta, weights = play_format.read_play_file(agents.SHIPPED_MODEL)
-    cases = [("agent", p) for p in write(play_mutations(model, rng, n), tmp / "play", "play", ".safetensors")]
-    cases += [
-        ("agent", p)
-        for p in write(nan_weights(meta, weights, rng, max(2, n // 10)), tmp / "nan", "nan", ".safetensors")
-    ]
+    cases = []
+    # both networks a play file may describe: the advised MaskablePPO one and the lean PPO's
+    for kind, model in (("advised", agents.ADVISED_MODEL), ("scratch", agents.SCRATCH_MODEL)):
+        meta, weights = play_format.read_play_file(model)
+        mutations = play_mutations(model.read_bytes(), rng, n)
+        cases += [("agent", p) for p in write(mutations, tmp / f"play_{kind}", "play", ".safetensors")]
+        nans = nan_weights(meta, weights, rng, max(2, n // 10))
+        cases += [("agent", p) for p in write(nans, tmp / f"nan_{kind}", "nan", ".safetensors")]
     ckpt = tiny_checkpoint.read_bytes()
     zips = truncations(ckpt, rng, n) + bit_flips(ckpt, rng, n) + zip_header_mutations(ckpt, rng)
     with zipfile.ZipFile(tiny_checkpoint) as z:

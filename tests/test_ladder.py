@@ -18,11 +18,13 @@ def test_tables_are_parsed_and_bad_ones_refused():
     assert ("two_deck", 4) in ladder.default_tables() and len(ladder.default_tables()) == 12
 
 
-def test_entrants_seat_the_shipped_agents_only_where_they_are_shipped():
-    expected = ["random", "greedy", "heuristic", "score_heuristic", "ppo", "ppo_scratch"]
+def test_entrants_seat_the_shipped_agents_only_where_they_are_shipped_each_model_once():
+    # standard 2-player: ``ppo`` is the model learnt from scratch, the advised one sits beside it
+    expected = ["random", "greedy", "heuristic", "score_heuristic", "ppo", "ppo_advised"]
     assert ladder.entrants("standard", 2, search=False) == expected
-    assert ladder.entrants("standard", 2, search=True)[-3:] == ["search", "ppo", "ppo_scratch"]
-    assert "ppo_scratch" not in ladder.entrants("standard", 3, search=False)
+    assert ladder.entrants("standard", 2, search=True)[-3:] == ["search", "ppo", "ppo_advised"]
+    assert ladder.entrants("standard", 3, search=False)[-1] == "ppo"  # the advised model, seated once
+    assert "ppo_advised" not in ladder.entrants("standard", 3, search=False)
     assert "ppo" not in ladder.entrants("two_deck", 4, search=False)
     assert ladder.entrants("two_deck", 2, search=False)[-1] == "ppo"
 

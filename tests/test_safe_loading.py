@@ -99,8 +99,9 @@ def test_untrusted_error_says_why_and_how(tiny_checkpoint):
 
 
 def test_payload_in_the_metadata_is_refused(tiny_checkpoint, data_payload, tmp_path, marker):
-    good = agents.SHIPPED_MODEL.read_bytes()
-    meta, weights = play_format.read_play_file(agents.SHIPPED_MODEL)
+    # an advised model: its advisor is a name the loader reads
+    good = agents.ADVISED_MODEL.read_bytes()
+    meta, weights = play_format.read_play_file(agents.ADVISED_MODEL)
 
     def crafted(name: str, **changes) -> Path:
         path = tmp_path / name
@@ -125,7 +126,7 @@ def test_payload_in_the_metadata_is_refused(tiny_checkpoint, data_payload, tmp_p
     # the checkpoint's own metadata entry: JSON only; a pickle there is refused as corrupt
     evil = rewrite_zip(tiny_checkpoint, tmp_path / "meta.zip", {checkpoint.META_NAME: pickle.dumps(Payload(marker))})
     refused_without_running(evil, marker, ValueError, "not a valid yaniv checkpoint")
-    assert agents.SHIPPED_MODEL.read_bytes() == good
+    assert agents.ADVISED_MODEL.read_bytes() == good
 
 
 def test_file_claiming_the_safe_format_is_refused(data_payload, tmp_path, marker):

@@ -25,14 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 #: it was converted from (``ppo_standard_2p.zip``, loaded by the previous loader) on
 #: positions of 24 standard 2-player games against random, greedy and heuristic opponents.
 DECISIONS = Path(__file__).parent / "data" / "shipped_decisions.npz"
-FIRST_2P = agents.SHIPPED_MODEL.parent / "ppo_standard_2p_v1.safetensors"
+FIRST_2P = agents.ADVISED_MODEL.parent / "ppo_standard_2p_v1.safetensors"
 
 
 @pytest.mark.parametrize(
     "path, advice, timesteps",
-    [(agents.SHIPPED_MODEL, "score_heuristic", 2_456_336), (FIRST_2P, "heuristic", 3_854_176)],
+    [(agents.ADVISED_MODEL, "score_heuristic", 2_456_336), (FIRST_2P, "heuristic", 3_854_176)],
 )
-def test_shipped_model_is_small_and_described(path, advice, timesteps):
+def test_advised_model_is_small_and_described(path, advice, timesteps):
     assert path.is_file() and path.suffix == ".safetensors"
     assert path.stat().st_size < 5_000_000
     meta, weights = read_play_file(path)
@@ -147,6 +147,14 @@ def test_the_scratch_agent_notes_rebuild_their_play_files(
     assert rebuilt["training"]["run_name"] == run_name and rebuilt["training"]["advice"] is None
 
 
+def test_a_play_file_from_a_run_without_its_checkpoint_is_refused(tmp_path):
+    from training import ppo
+
+    with pytest.raises(ValueError, match=f"the run in {tmp_path}: cannot read checkpoint.pt"):
+        ppo.play_file_from_run(tmp_path, tmp_path / "out.safetensors")
+    assert not (tmp_path / "out.safetensors").exists()
+
+
 def test_the_call_count_block_counts_every_call(capsys):
     """The note's block that sets ``ppo_scratch``'s Yaniv calls beside ``heuristic``'s, run for
     two games: each call is counted once, in one kind, and beaten calls are among them."""
@@ -196,12 +204,14 @@ def test_shipped_agents_load_by_rules_and_play_legal_moves(preset, players, advi
     _plays_legal_moves(bot, opponent, players, [2], max_steps=300, rules=preset)
 
 
-def test_export_for_play_keeps_the_policy(tmp_path):
-    copy = export_for_play(agents.make("ppo"), tmp_path / "copy.safetensors")
-    assert copy.read_bytes() == agents.SHIPPED_MODEL.read_bytes()
+@pytest.mark.parametrize("name", ["ppo_advised", "ppo_scratch"])
+def test_export_for_play_keeps_the_policy(tmp_path, name):
+    model = agents.shipped_model("standard", 2, name)
+    copy = export_for_play(agents.make(name), tmp_path / "copy.safetensors")
+    assert copy.read_bytes() == model.read_bytes()
     with pytest.raises(ValueError, match=r"ends in \.safetensors"):
-        export_for_play(agents.make("ppo"), tmp_path / "copy.zip")
-    a, b = agents.load(agents.SHIPPED_MODEL), agents.load(copy)
+        export_for_play(agents.make(name), tmp_path / "copy.zip")
+    a, b = agents.load(model), agents.load(copy)
     env = yaniv_env.raw_env(rules="standard", num_players=2)
     env.reset(seed=4)
     rng = np.random.default_rng(0)
@@ -212,20 +222,21 @@ def test_export_for_play_keeps_the_policy(tmp_path):
 
 
 @pytest.mark.slow
-def test_shipped_agent_beats_heuristic():
-    """The model card's measurement (2,000 duplicate games, seed 4001): a game win rate of at
-    least 0.70, the lower bound of its 95% interval above 0.55."""
-    result = evaluate([str(agents.SHIPPED_MODEL), "heuristic"], games=2000, seed=4001, workers=2)
+def test_advised_agent_beats_heuristic():
+    """``ppo_advised``'s model card measurement (2,000 duplicate games, seed 4001): a game win
+    rate of at least 0.70, the lower bound of its 95% interval above 0.55."""
+    result = evaluate([str(agents.ADVISED_MODEL), "heuristic"], games=2000, seed=4001, workers=2)
     rate = result.stats[result.labels[0]].metrics["game_win_rate"]
     assert rate.value >= 0.70 and rate.low > 0.55, (rate.value, rate.low, rate.high)
 
 
 @pytest.mark.slow
-def test_shipped_agent_beats_search():
-    """The model card's measurement (1,000 duplicate games, seed 9001, the search through the
-    AEC environment: about half an hour with two workers): a game win rate of at least
+@pytest.mark.parametrize("model", [agents.ADVISED_MODEL, agents.SCRATCH_MODEL], ids=["ppo_advised", "ppo_scratch"])
+def test_shipped_agents_beat_search(model):
+    """The model cards' measurement (1,000 duplicate games, seed 9001, the search through the
+    AEC environment: about a quarter of an hour with two workers): a game win rate of at least
     0.55, the lower bound of its 95% interval above 0.5."""
-    result = evaluate([str(agents.SHIPPED_MODEL), "search"], games=1000, seed=9001, workers=2)
+    result = evaluate([str(model), "search"], games=1000, seed=9001, workers=2)
     rate = result.stats[result.labels[0]].metrics["game_win_rate"]
     assert rate.value >= 0.55 and rate.low > 0.5, (rate.value, rate.low, rate.high)
 
@@ -256,25 +267,28 @@ def test_shipped_agents_beat_a_table_of_heuristics(preset, players, bar):
 
 def _best_response_curves(tmp_path, **options) -> dict:
     """The periodic evaluations (:func:`training.periodic_eval.read_evaluations`) of a lean-learner run
-    against the frozen shipped agent, with ``options`` on top of one evaluation per million steps."""
+    against the frozen advised agent (``ppo_advised``, the notes' ``ppo``), with ``options`` on top
+    of one evaluation per million steps."""
     from training import ppo
     from training.args import Args
     from training.periodic_eval import read_evaluations
     from training.plan import make_plan
 
-    given = dict(algo="ppo", opponents="ppo", eval_every=1_000_000, final_eval_games=0, output_dir=str(tmp_path))
+    given = dict(
+        algo="ppo", opponents="ppo_advised", eval_every=1_000_000, final_eval_games=0, output_dir=str(tmp_path)
+    )
     given.update(options, run_name="best_response")
     return read_evaluations(ppo.train(make_plan(Args(**given), set(given)))["run_dir"] / "eval.csv")
 
 
 @pytest.mark.slow
-def test_a_best_response_learner_learns_and_stays_below_the_shipped_agent(tmp_path):
+def test_a_best_response_learner_learns_and_stays_below_the_advised_agent(tmp_path):
     """The best-response measurement (docs/experiments/2026-11-27-best-response.md): the lean
-    learner of training/ppo.py, from scratch, trains against the frozen shipped agent for
+    learner of training/ppo.py, from scratch, trains against the frozen advised agent for
     2 M steps, evaluated every 1 M steps (200 games each) against it and against
     ``heuristic``. The measurement counts only if the learner learns: its rate against
     ``heuristic`` ends above its start beyond both intervals. Then no evaluation against
-    the shipped agent has an upper bound above 0.55. About 15 minutes on a quiet machine."""
+    the advised agent has an upper bound above 0.55. About 15 minutes on a quiet machine."""
     curves = _best_response_curves(
         tmp_path,
         advice="none",
@@ -282,22 +296,23 @@ def test_a_best_response_learner_learns_and_stays_below_the_shipped_agent(tmp_pa
         total_timesteps=2_000_000,
         seed=3,
         eval_games=200,
-        eval_opponents="ppo,heuristic",
+        eval_opponents="ppo_advised,heuristic",
     )
     (*_, start_high), *_, (*_, end_low, _) = curves["heuristic"]
     assert end_low > start_high, f"the learner did not learn, so the measurement failed: {curves['heuristic']}"
-    assert max(high for *_, high in curves["ppo"]) < 0.55, curves["ppo"]
+    assert max(high for *_, high in curves["ppo_advised"]) < 0.55, curves["ppo_advised"]
 
 
 @pytest.mark.slow
-def test_a_warm_best_response_learns_against_the_shipped_agent(tmp_path):
+def test_a_warm_best_response_learns_against_the_advised_agent(tmp_path):
     """The warm-start best response (docs/experiments/2026-11-28-a-reward-for-the-race.md): the
     main job's recipe (advised by and imitating ``heuristic``, the score features,
-    ``margin_outcome``, each round its own return) trained against the frozen shipped agent for
+    ``margin_outcome``, each round its own return) trained against the frozen advised agent for
     4 M steps, evaluated every 1 M steps (400 games) against it. It must learn against the
     opponent it trains on: its best evaluation's lower bound above the step-0 upper bound. No
     evaluation's upper bound is above 0.55 at this length. About 20 minutes on a quiet machine."""
-    curve = _best_response_curves(tmp_path, total_timesteps=4_000_000, eval_games=400, eval_opponents="ppo")["ppo"]
+    curves = _best_response_curves(tmp_path, total_timesteps=4_000_000, eval_games=400, eval_opponents="ppo_advised")
+    curve = curves["ppo_advised"]
     start_high = curve[0][-1]
     assert max(low for *_, low, _ in curve) > start_high, f"the learner did not learn against its opponent: {curve}"
     assert max(high for *_, high in curve) < 0.55, curve

@@ -9,8 +9,9 @@ every shipped trained agent for those rules (``yaniv ladder``, :mod:`training.cl
 
 Each table is a :func:`agents.evaluation.league` (duplicate deals, every pairing with two
 players, random tables with more) of ``random``, ``greedy``, ``heuristic``,
-``score_heuristic`` and the shipped agent ``ppo`` for that preset and player count (:data:`agents.SHIPPED_MODELS`),
-``ppo_scratch`` where one was learnt from scratch (:data:`agents.SCRATCH_MODELS`), plus
+``score_heuristic`` and the shipped trained agents for that preset and player count
+(:data:`agents.SHIPPED_KINDS`: the default ``ppo``, and ``ppo_advised`` or ``ppo_scratch``
+where that is another model than ``ppo``'s), plus
 ``search`` on the tables named by ``--search``: the search agent has no batched version,
 so its league runs through the AEC environment, much slower (``docs/evaluation.md``). Entrants are
 ranked by their OpenSkill ordinal (mu - 3 sigma); the games each played and its game win
@@ -60,10 +61,11 @@ def entrants(preset: str, players: int, search: bool) -> list[str]:
     """The ladder's entrants for one table: the baselines, ``search`` if asked, and the
     shipped agents for these rules."""
     names = list(BASELINES) + (["search"] if search else [])
-    if (preset, players) in agents.SHIPPED_MODELS:
-        names.append("ppo")
-    if (preset, players) in agents.SCRATCH_MODELS:
-        names.append("ppo_scratch")
+    seated = set()  # model files: the default ``ppo`` is one of the others, seated once
+    for name, models in agents.SHIPPED_KINDS.items():
+        if (preset, players) in models and models[(preset, players)] not in seated:
+            seated.add(models[(preset, players)])
+            names.append(name)
     return names
 
 

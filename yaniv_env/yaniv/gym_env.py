@@ -14,7 +14,8 @@ returned always belong to the learner. ``opponents`` is a list (one entry per ot
 or one entry reused for all) of agent objects with ``act(observation, action_mask)``,
 callables ``f(observation, action_mask) -> int``, or names of the policy registry
 (:mod:`yaniv_env.core.policies`: ``agents`` registers ``random``, ``greedy``,
-``heuristic``, ``search``, ``ppo`` and ``.zip`` model paths); the default is the uniform
+``heuristic``, ``search``, the shipped trained agents ``ppo``, ``ppo_advised`` and
+``ppo_scratch``, and model paths); the default is the uniform
 random agent. ``set_opponents(opponents)`` seats others from the next reset on, and
 ``opponents`` reads them. ``opponent_mix=[(opponent, weight), ...]`` draws each episode's
 opponents instead, and ``set_pool(policies, probability)`` adds a self-play pool; both as
