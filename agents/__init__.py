@@ -112,10 +112,7 @@ def _shipped_agent(name: str, seed: int | None = None, rules=None, num_players: 
     rules = "standard" if rules is None else rules
     # Rules of another game: loading the standard 2-player model raises the loader's own
     # message ("trained for Yaniv ... but the environment plays ...").
-    if isinstance(rules, (str, Rules)):
-        path = shipped_model(rules, num_players, name)
-    else:
-        path = _MODELS_DIR / SHIPPED_KINDS[name][("standard", 2)]
+    path = shipped_model(rules, num_players, name) if isinstance(rules, (str, Rules)) else shipped_model(name=name)
     return load(path, seed=seed, rules=rules, num_players=num_players, **options)
 
 
@@ -174,9 +171,9 @@ def from_sb3(model, rules="standard", num_players: int | None = None, **options)
 
 
 __all__ = [
-    "Policy",
     "ADVISED_MODEL",
     "ADVISED_MODELS",
+    "Policy",
     "RandomAgent",
     "SCRATCH_MODEL",
     "SCRATCH_MODELS",

@@ -507,19 +507,19 @@ def play_training(args: Args, run_name: str) -> dict:
     return {**record, "package_version": yaniv_env.__version__, "versions": versions}
 
 
-def play_file_from_run(run_dir: Path, path: Path) -> Path:
+def play_file_from_run(run_dir: str | Path, path: str | Path) -> Path:
     """Write the play file of the run in ``run_dir`` (its ``model.safetensors``) again as
     ``path``, with the whole record its ``checkpoint.pt`` holds: the lineage, the run's own name
     (also when it was resumed in a copy of its directory) and its training clock."""
     import agents
 
-    run_dir = Path(run_dir)
+    run_dir, path = Path(run_dir), Path(path)
     saved = read_ppo_checkpoint(run_dir / "checkpoint.pt", f"the run in {run_dir}", keys=("args", "state"))
     agent = agents.load(str(run_dir / "model.safetensors"))
     record = training_record(saved["args"], saved["args"]["run_name"])
     record["elapsed_seconds"] = round(saved["state"]["elapsed"], 3)
-    save_play_file(agent.policy, agent.rules, Path(path), agent.metadata["timesteps"], record)
-    return Path(path)
+    save_play_file(agent.policy, agent.rules, path, agent.metadata["timesteps"], record)
+    return path
 
 
 def training_record(args: dict, run_name: str, generations: int = 8) -> dict:
