@@ -267,8 +267,8 @@ def test_shipped_agents_beat_a_table_of_heuristics(preset, players, bar):
 
 def _best_response_curves(tmp_path, **options) -> dict:
     """The periodic evaluations (:func:`training.periodic_eval.read_evaluations`) of a lean-learner run
-    against the frozen advised agent (``ppo_advised``, the notes' ``ppo``), with ``options`` on top
-    of one evaluation per million steps."""
+    against a frozen agent (by default the advised agent, ``ppo_advised``, the notes' ``ppo`` before
+    2026-11-29), with ``options`` on top of one evaluation per million steps."""
     from training import ppo
     from training.args import Args
     from training.periodic_eval import read_evaluations
@@ -277,7 +277,7 @@ def _best_response_curves(tmp_path, **options) -> dict:
     given = dict(
         algo="ppo", opponents="ppo_advised", eval_every=1_000_000, final_eval_games=0, output_dir=str(tmp_path)
     )
-    given.update(options, run_name="best_response")
+    given.update(options, run_name=f"best_response_vs_{options.get('opponents', 'ppo_advised')}")
     return read_evaluations(ppo.train(make_plan(Args(**given), set(given)))["run_dir"] / "eval.csv")
 
 
@@ -316,3 +316,71 @@ def test_a_warm_best_response_learns_against_the_advised_agent(tmp_path):
     start_high = curve[0][-1]
     assert max(low for *_, low, _ in curve) > start_high, f"the learner did not learn against its opponent: {curve}"
     assert max(high for *_, high in curve) < 0.55, curve
+
+
+# S5's recipe, which trained the default ``ppo`` (docs/results/selfplay_8h/args.json), started
+# from the shipped network itself
+_OWN_WEIGHTS = dict(
+    advice="none",
+    pretrain="none",
+    episode="game",
+    reward="margin_outcome",
+    round_end="terminal",
+    score_features=True,
+    shaping=1.0,
+    ent_coef=0.03,
+    gae_lambda=0.5,
+    value_warmup=200_000,
+    torch_threads=1,
+    eval_games=400,
+)
+
+
+@pytest.mark.slow
+def test_a_best_response_from_the_default_agents_own_weights_gains_little(tmp_path):
+    """The own-weights best response against the default ``ppo`` (the model learnt from scratch;
+    docs/experiments/2026-11-29-the-margin-after-half-an-hour.md). The control first: the same
+    learner trained against ``heuristic`` for 1 M steps learns (its lower bound above the
+    start's upper bound). Then, trained against ``ppo`` for 4 M steps, it starts at 0.5 (it
+    plays itself on duplicate deals) and no evaluation's upper bound reaches 0.65. About 15
+    minutes on a quiet machine."""
+    init = str(agents.shipped_model("standard", 2))
+    control = _best_response_curves(
+        tmp_path,
+        **_OWN_WEIGHTS,
+        init=init,
+        opponents="heuristic",
+        eval_opponents="heuristic",
+        total_timesteps=1_000_000,
+        seed=32,
+    )["heuristic"]
+    assert control[-1][-2] > control[0][-1], f"the learner did not learn, so the measurement failed: {control}"
+    curve = _best_response_curves(
+        tmp_path, **_OWN_WEIGHTS, init=init, opponents="ppo", eval_opponents="ppo", total_timesteps=4_000_000, seed=31
+    )["ppo"]
+    assert curve[0][2] == 0.5, curve
+    assert max(high for *_, high in curve) < 0.65, curve
+
+
+@pytest.mark.slow
+def test_a_best_response_from_scratch_learns_and_stays_below_the_default_agent(tmp_path):
+    """The from-scratch best response against the default ``ppo`` (the same note): the
+    from-scratch defaults against ``ppo`` alone for 4 M steps, evaluated every 2 M steps (400
+    games) against ``ppo`` and ``heuristic``. It learns (its last rate against ``heuristic``
+    above the start beyond both intervals), and no evaluation against ``ppo`` has an upper
+    bound above 0.55. About 10 minutes on a quiet machine."""
+    curves = _best_response_curves(
+        tmp_path,
+        advice="none",
+        pretrain="none",
+        opponents="ppo",
+        eval_opponents="ppo,heuristic",
+        total_timesteps=4_000_000,
+        eval_every=2_000_000,
+        eval_games=400,
+        torch_threads=1,
+        seed=33,
+    )
+    (*_, start_high), *_, (*_, end_low, _) = curves["heuristic"]
+    assert end_low > start_high, f"the learner did not learn, so the measurement failed: {curves['heuristic']}"
+    assert max(high for *_, high in curves["ppo"]) < 0.55, curves["ppo"]
