@@ -68,6 +68,7 @@ def test_a_phase_that_spends_the_budget_leaves_the_later_ones_unrun(tmp_path, ca
         (FIRST, f"{SECOND} --resume runs/x", "phase 2: --resume"),
         (FIRST, f"{SECOND} --reward no_such_reward", "phase 2: --reward"),
         (FIRST, f"{SECOND} --algo maskable_ppo", "phase 2: --algo"),
+        (FIRST, f"{SECOND} --net-arch 64", "phase 2: --init from phase 1: "),
     ],
 )
 def test_a_bad_phase_is_refused_before_anything_trains(tmp_path, capsys, first, second, named):

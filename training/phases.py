@@ -18,8 +18,9 @@ checkpoint records it: imitation, rollouts, updates and periodic evaluations, no
 process's start); a phase ends at that budget or at its own ``--total-timesteps``, and phases
 the budget does not reach are not run. The last phase run holds the model.
 
-Every phase's arguments are checked before the first phase starts, so a mistake in the last
-phase is found at once, not after the first. ``--minutes``, ``--seed``, ``--run-name`` and
+Every phase's arguments, and each phase's network against the one before it, are checked
+before the first phase starts, so a mistake in the last phase is found at once, not after the
+first. ``--minutes``, ``--seed``, ``--run-name`` and
 ``--resume`` belong to this command, and ``--init`` to the first phase only; each is refused
 elsewhere. An interrupted phase continues with ``yaniv train --resume <its run>``; the later
 phases are then started by hand with ``--init <that run>/checkpoint.pt``.
@@ -77,15 +78,21 @@ def phase_argv(options: list[str], ns: argparse.Namespace, i: int, minutes: floa
 
 
 def check(ns: argparse.Namespace, phases: list[list[str]]) -> list[Path]:
-    """Each phase's run directory, its arguments checked as ``yaniv train`` checks them
-    (without the ``--init`` of the phase before, which does not exist yet)."""
-    run_dirs = []
+    """Each phase's run directory, its arguments checked as ``yaniv train`` checks them, and its
+    network against the one the phase before it ends with, as ``--init`` will check it (the
+    checkpoint does not exist yet: the untrained network of that phase has its shapes)."""
+    run_dirs, before = [], None
     for i, options in enumerate(phases, start=1):
         args, given = config.parse_args(Args, ["--algo", "ppo", *phase_argv(options, ns, i, ns.minutes, None)])
         try:
-            run_dirs.append(make_plan(args, given).run_dir)
+            plan = make_plan(args, given)
+            policy = ppo.run_policy(plan.model, plan.rules)
+            if before is not None:
+                ppo.check_shapes(before, policy, f"--init from phase {i - 1}")
         except ValueError as e:
             raise ValueError(f"phase {i}: {e}") from None
+        run_dirs.append(plan.run_dir)
+        before = policy.state_dict()
     return run_dirs
 
 

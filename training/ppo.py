@@ -558,12 +558,17 @@ def initial_weights(path: Path, policy) -> dict:
         import agents
 
         weights = agents.load(str(path)).policy.state_dict()
-    own = policy.state_dict()
-    for name, tensor in own.items():
+    check_shapes(weights, policy, f"--init {path}")
+    return weights
+
+
+def check_shapes(weights: dict, policy, what: str) -> None:
+    """``ValueError`` naming ``what`` and the first tensor of ``policy`` that ``weights`` lacks
+    or holds in another shape."""
+    for name, tensor in policy.state_dict().items():
         if name not in weights or weights[name].shape != tensor.shape:
             found = tuple(weights[name].shape) if name in weights else "nothing"
-            raise ValueError(f"--init {path}: {name} should be {tuple(tensor.shape)}, found {found}")
-    return weights
+            raise ValueError(f"{what}: {name} should be {tuple(tensor.shape)}, found {found}")
 
 
 def save_checkpoint(path: Path, policy, optimizer, state: dict, pool: list[dict], arguments: dict) -> None:
