@@ -440,6 +440,33 @@ def test_init_starts_from_a_checkpoint_and_refuses_another_network(tmp_path):
         ppo.train(small(tmp_path, run_name="other", net_arch="32", init=str(first / "checkpoint.pt")))
 
 
+@pytest.mark.parametrize("advised", [False, True])
+def test_init_temperature_divides_the_initial_networks_logits(tmp_path, advised):
+    """``--init-temperature T`` starts from the ``--init`` network with every action logit
+    divided by ``T`` (the advised move's weight too), and is refused without ``--init`` or
+    when not positive, before anything is written."""
+    extra = dict(advice="heuristic", pretrain="none") if advised else {}
+    first = ppo.train(small(tmp_path, run_name="first", **extra))["run_dir"]
+    plan = small(tmp_path, run_name="hot", init=str(first / "checkpoint.pt"), init_temperature=2.5, **extra)
+    saved, cooled = ppo.run_policy(plan.model, plan.rules), ppo.run_policy(plan.model, plan.rules)
+    saved.load_state_dict(ppo.initial_weights(first / "checkpoint.pt", saved))
+    state = {"segment": 0}
+    ppo.starting_point(cooled, None, state, None, plan.model, plan.imitation, 1)
+    games = LearnerGames(plan.rules, 32, opponents="heuristic")
+    obs = torch.as_tensor(games.reset(1))
+    if advised:
+        advice = ppo.advise(batched("heuristic", seed=0), obs.numpy(), games.action_masks())
+        obs = torch.cat([obs, advice[:, None].float()], 1)
+    with torch.no_grad():
+        np.testing.assert_allclose(actor_logits(cooled, obs), actor_logits(saved, obs) / 2.5, rtol=1e-5, atol=1e-5)
+        assert torch.equal(cooled.predict_values(obs), saved.predict_values(obs))  # the critic as saved
+    hot = {"run_name": "refused", "init": str(first / "checkpoint.pt"), "init_temperature": 2.5}
+    for bad, match in ((dict(init_temperature=0.0), "must be positive"), (dict(init=""), "give --init")):
+        with pytest.raises(ValueError, match=match):
+            small(tmp_path, **{**hot, **bad})
+    assert not (tmp_path / "refused").exists()
+
+
 def test_a_play_file_records_the_lineage_of_its_initial_network(tmp_path):
     """A run from ``--init`` records what that network was trained with, back to the first
     network of its lineage, from a checkpoint or a play file alike."""

@@ -458,6 +458,7 @@ def test_the_plan_holds_the_run_settings_frozen(tmp_path):
         advice="greedy",
         advice_scale=2.5,
         init="",
+        init_temperature=1.0,
         device="cpu",
     )
     assert (plan.ppo.learning_rate, plan.ppo.n_steps, plan.ppo.ent_coef) == (2e-4, 48, 0.02)

@@ -113,6 +113,8 @@ class Args:
     """ppo only: timesteps between two snapshots of the network joining the past selves"""
     init: str = ""
     """ppo only: start a new run from this network, a ppo run's checkpoint.pt or play file (same sizes)"""
+    init_temperature: float = 1.0
+    """ppo only: divide the --init network's action logits by this (above 1: a flatter policy to explore from)"""
     net_arch: str = "128,128"
     """hidden layer sizes of the (separate) policy and value networks"""
     activation: str = "relu"
@@ -196,7 +198,7 @@ ALGO_ONLY: dict[str, frozenset[str]] = {
             "device",
         }
     ),
-    "ppo": frozenset({"norm_adv", "round_end", "value_warmup", "pool_size", "pool_every", "init"}),
+    "ppo": frozenset({"norm_adv", "round_end", "value_warmup", "pool_size", "pool_every", "init", "init_temperature"}),
 }
 
 #: Defaults that depend on the learner: with ``--algo maskable_ppo`` these replace those of

@@ -179,6 +179,8 @@ class ModelSettings:
     """``--advice-scale``: the starting weight of the advised move's logit."""
     init: str
     """``--init``: the network the lean learner starts a new run from (empty: fresh weights)."""
+    init_temperature: float
+    """``--init-temperature``: the ``--init`` network's action logits are divided by it (1: as saved)."""
     device: str
     """``--device``: MaskablePPO's torch device."""
 
@@ -459,6 +461,7 @@ def model_settings(args: Args) -> ModelSettings:
         advice=args.advice,
         advice_scale=args.advice_scale,
         init=args.init,
+        init_temperature=args.init_temperature,
         device=args.device,
     )
 
@@ -590,6 +593,10 @@ def _check_numbers(args: Args, rules: Rules) -> None:
         raise ValueError("--snapshot-every must be positive with --league")
     if args.minutes is not None and args.minutes <= 0:
         raise ValueError("--minutes must be positive")
+    if args.init_temperature <= 0:
+        raise ValueError(f"--init-temperature must be positive, got {args.init_temperature}")
+    if args.init_temperature != 1.0 and not args.init:
+        raise ValueError("--init-temperature divides the logits of the --init network: give --init")
     if not 0.0 <= args.gae_lambda <= 1.0:
         raise ValueError(f"--gae-lambda must be in [0, 1], got {args.gae_lambda}")
     if args.round_end not in ROUND_ENDS:

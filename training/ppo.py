@@ -844,11 +844,18 @@ def log_scalars(writer, timesteps: int, losses, steps_per_second: float) -> None
 
 
 def starting_point(
-    policy, optimizer, state: dict, resume: Path | None, init: str, imitation: ImitationSettings, torch_threads: int
+    policy,
+    optimizer,
+    state: dict,
+    resume: Path | None,
+    model: ModelSettings,
+    imitation: ImitationSettings,
+    torch_threads: int,
 ) -> dict | None:
     """The network and optimiser set as the segment starts, and ``state`` (the segment's new
     counters) updated: from the checkpoint ``resume`` when resuming (returned: it holds the
-    past selves too), else from the network ``init`` (empty: none) and then the imitation
+    past selves too), else from the network ``model.init`` (empty: none; its action logits
+    divided by ``model.init_temperature``) and then the imitation
     (:func:`training.imitation.imitation_pretrain`, on ``torch_threads``)."""
     if resume is not None:
         saved = read_ppo_checkpoint(resume, f"--resume {resume.parent}", keys=("policy", "optimizer", "state"))
@@ -856,8 +863,15 @@ def starting_point(
         optimizer.load_state_dict(saved["optimizer"])
         state.update({**saved["state"], "segment": state["segment"]})
         return saved
-    if init:
-        policy.load_state_dict(initial_weights(Path(init), policy))
+    if model.init:
+        policy.load_state_dict(initial_weights(Path(model.init), policy))
+        if model.init_temperature != 1.0:
+            head = policy.action_net
+            tensors = [head.base.weight, head.base.bias, head.proj.weight, head.proj.bias]
+            tensors += [policy.advice_scale] if hasattr(policy, "advice_scale") else []
+            with torch.no_grad():  # the logits are linear in these: all of them divided
+                for tensor in tensors:
+                    tensor.div_(model.init_temperature)
     if imitation.teacher:
         torch.set_num_threads(torch_threads)  # the fit is an update: its threads
         imitation_pretrain(policy, imitation)
@@ -890,7 +904,7 @@ def train(plan: Plan) -> dict:
     state = {"timesteps": 0, "elapsed": 0.0, "segment": plan.segment, "next_eval": 0}
     state.update(next_snapshot=settings.pool_every, next_checkpoint=plan.checkpoint_every)
     resume = run_dir / PPO_CHECKPOINT if plan.meta is not None else None
-    saved = starting_point(policy, optimizer, state, resume, plan.model.init, plan.imitation, plan.torch_threads)
+    saved = starting_point(policy, optimizer, state, resume, plan.model, plan.imitation, plan.torch_threads)
     start_elapsed, first_step = state["elapsed"], state["timesteps"]
     generator = torch.Generator().manual_seed(plan.seeds.sampling)
     past = SelfPlayPool(rules, settings.pool_size, plan.seeds.pool, advice=advice or None)
