@@ -7,6 +7,7 @@ import csv
 import json
 import math
 
+import numpy as np
 import pytest
 
 pytest.importorskip("openskill")
@@ -26,9 +27,11 @@ from agents.evaluation import (  # noqa: E402
     t_quantile,
     wilson,
 )
+from agents.evaluation.records import SEAT_COUNTERS, call_choices, game_record  # noqa: E402
 from training.cli.eval import main  # noqa: E402
 from yaniv_env import PRESETS  # noqa: E402
 from yaniv_env.tools import replay as rp  # noqa: E402
+from yaniv_env.yaniv.actions import CALL_YANIV, DRAW_STOCK  # noqa: E402
 
 # Short games: out at 40 points (2-3 rounds with random agents).
 QUICK = PRESETS["standard"].replace(name="quick", score_limit=40)
@@ -45,6 +48,19 @@ class FirstLegal:
 
     def act(self, observation, action_mask):
         return int(action_mask.nonzero()[0][0])
+
+
+class NeverCalls:
+    """``greedy`` with the Yaniv call masked out: it never calls, though it may (unlike
+    ``greedy`` itself, which always calls when it may)."""
+
+    def __init__(self, seed=None, rules=None):
+        self.agent = agents.make("greedy", seed=seed, rules=rules)
+
+    def act(self, observation, action_mask):
+        mask = action_mask.copy()
+        mask[CALL_YANIV] = 0
+        return self.agent.act(observation, mask)
 
 
 def _available(name: str) -> bool:
@@ -261,6 +277,9 @@ def test_pis_yedili_evaluation(tmp_path, capsys):
     assert res.games == 24 and res.deals == 12 and res.game.name == "pis_yedili"
     assert res["pis_heuristic"].metrics["game_win_rate"].value > 0.5
     assert math.isnan(res["pis_heuristic"].metrics["call_success_rate"].value)
+    assert math.isnan(res["pis_heuristic"].metrics["call_when_allowed"].value)
+    chances = SEAT_COUNTERS.index("call_chances")
+    assert all(stats[chances] == 0 for rec in res.records for stats in rec.seat_stats)  # PASS is not a call
     text = res.table()
     assert text.startswith("Pis Yedili evaluation") and "deal win rate" in text and "points / deal" in text
     assert "call" not in text
@@ -417,7 +436,6 @@ def test_agents_with_options_on_the_command_line(capsys):
 
 
 def test_milestone_rate_counts_the_rounds_that_left_a_total_on_a_milestone():
-    from agents.evaluation.records import SEAT_COUNTERS, game_record
     from yaniv_env.yaniv import engine
 
     def result(points, scores):
@@ -437,3 +455,35 @@ def test_milestone_rate_counts_the_rounds_that_left_a_total_on_a_milestone():
     rates = {lab: st.metrics["milestone_rate"].value for lab, st in res.stats.items()}
     assert rates["score_heuristic"] > 2 * rates["heuristic"] > 0, rates
     assert "milestones" in res.table()
+
+
+def test_calls_when_allowed_is_the_share_of_the_legal_calls_made():
+    """Per decision at which calling Yaniv was legal, the share on which the agent called:
+    1 for an agent that always calls when it may, 0 for one that never does (though it
+    could), in the records and in every output."""
+    # no slam-down: a hand is never empty, so never calling is always possible (an empty hand must call)
+    rules = QUICK.replace(slam="none")
+    res = evaluate(["greedy", ("never", NeverCalls)], rules=rules, games=10, seed=4)
+    chances, taken, calls = (SEAT_COUNTERS.index(c) for c in ("call_chances", "calls_taken", "calls"))
+    seat = {e: [st for rec in res.records for s, st in enumerate(rec.seat_stats) if rec.seats[s] == e] for e in (0, 1)}
+    assert sum(st[chances] for st in seat[0]) > 0 and sum(st[chances] for st in seat[1]) > 0
+    assert all(st[taken] == st[chances] == st[calls] for st in seat[0])  # each call taken ended a round
+    assert all(st[taken] == 0 for st in seat[1])
+    rate = {lab: st.metrics["call_when_allowed"] for lab, st in res.stats.items()}
+    assert rate["greedy"].value == 1.0 and rate["never"].value == 0.0
+    assert math.isnan(res["never"].metrics["call_success_rate"].value)  # it made no call to rate
+    header = res.table().splitlines()[1]
+    assert header.index("call beaten") < header.index("calls when allowed") < header.index("milestones")
+    assert "calls when allowed per decision at which it could call or play on" in res.table()
+    data = json.loads(res.to_json())
+    assert [e["metrics"]["call_when_allowed"]["value"] for e in data["entrants"]] == [1.0, 0.0]
+    # the counts handed to the record are the record's: none (Pis Yedili) counts 0
+    rec = game_record(0, 0, (0, 1), [], [0, 1], [0, 0], turns=0, truncated=False, outs=[], call_counts=[(3, 2), (0, 0)])
+    assert [(st[chances], st[taken]) for st in rec.seat_stats] == [(3, 2), (0, 0)]
+    rec = game_record(0, 0, (0, 1), [], [0, 1], [0, 0], turns=0, truncated=False, outs=[])
+    assert [(st[chances], st[taken]) for st in rec.seat_stats] == [(0, 0), (0, 0)]
+    # a call forced by an empty hand (the only legal move) is no choice: not counted
+    forced, free = np.zeros((2, 8), bool), np.zeros(8, bool)
+    forced[:, CALL_YANIV] = free[[CALL_YANIV, DRAW_STOCK]] = True
+    assert call_choices(forced, CALL_YANIV).tolist() == [[0, 0], [0, 0]]
+    assert call_choices(free, CALL_YANIV).tolist() == [1, 1] and call_choices(free, DRAW_STOCK).tolist() == [1, 0]

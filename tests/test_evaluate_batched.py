@@ -13,6 +13,7 @@ pytest.importorskip("openskill")
 
 from agents.batched import BatchedRandom  # noqa: E402
 from agents.evaluation import batched_runner, evaluate, league  # noqa: E402
+from agents.evaluation.records import SEAT_COUNTERS  # noqa: E402
 from training.cli.eval import main  # noqa: E402
 from yaniv_env import PRESETS  # noqa: E402
 
@@ -49,6 +50,17 @@ def _same_games(entrants, **kw):
 def test_batched_engine_plays_the_scalar_games(rules, players, entrants, games, episode):
     res = _same_games(entrants, rules=rules, num_players=players, games=games, seed=7, episode=episode)
     assert sum(r.rounds for r in res.records) >= games  # whole games were played, not a stub
+
+
+def test_both_engines_count_the_same_calls_when_allowed():
+    """The call counters come from the decisions, not the round results, so each runner
+    counts its own: the records compare them; ``greedy`` always calls when it may, the
+    ``heuristic`` sometimes."""
+    res = _same_games(["heuristic", "greedy"], rules="standard", num_players=3, games=6, seed=5)
+    chances = SEAT_COUNTERS.index("call_chances")
+    assert all(st[chances] > 0 for rec in res.records for st in rec.seat_stats)
+    rate = {lab: st.metrics["call_when_allowed"].value for lab, st in res.stats.items()}
+    assert rate["greedy"] == 1.0 and 0 < rate["heuristic"] < 1, rate
 
 
 def test_batched_league_with_house_rules_and_the_002_rating():

@@ -26,7 +26,7 @@ import numpy as np
 from agents.batched import BatchedGreedy, BatchedHeuristic, BatchedRandom, BatchedTrained, batched
 from agents.evaluation.entrants import build_agent
 from agents.evaluation.loop import Game, games_of, play_games
-from agents.evaluation.records import GameRecord, game_outs, game_record
+from agents.evaluation.records import GameRecord, call_choices, game_outs, game_record
 from agents.heuristic_batched import HEURISTIC_KERNELS
 from yaniv_env.core.policies import batched_policy
 from yaniv_env.core.seeding import agent_seed
@@ -127,6 +127,7 @@ class BatchedRunner:
         self.entrant_at = np.zeros((B, self.n), dtype=np.int64)
         self.keys = np.zeros((B, self.n), dtype=np.uint64)
         self.results: list[list[engine.RoundResult]] = [[] for _ in range(B)]
+        self.calls = np.zeros((B, self.n, 2), dtype=np.int64)  # per slot and seat: call_choices summed
         return play_games(self, games, on_games)
 
     def start(self, starting: list[tuple[int, Game]]) -> None:
@@ -137,6 +138,7 @@ class BatchedRunner:
             self.entrant_at[b] = seats
             self.keys[b] = [agent_key(agent_seed(seed, p)) for p in range(self.n)]
             self.results[b] = []
+            self.calls[b] = 0
         slots = np.array([b for b, _ in starting], dtype=np.int64)
         seeds = np.array([game[1] for _, game in starting], dtype=np.int64)
         self.eng.reset_games(slots, seeds=seeds)
@@ -158,6 +160,7 @@ class BatchedRunner:
             masks = eng.legal_masks(rows=rows)
             chosen = agent.act_batch(eng.observations(rows=rows), masks, self.keys[rows, cur[rows]])
             actions[rows] = chosen
+            self.calls[rows, cur[rows]] += call_choices(masks, chosen)  # one decision per row: no repeated index
             bad = np.flatnonzero(~(masks[np.arange(rows.size), np.maximum(chosen, 0)] & (chosen >= 0)))
             if bad.size:
                 i, b = int(bad[0]), int(rows[bad[0]])
@@ -183,7 +186,7 @@ class BatchedRunner:
         return game_record(
             deal, rotation, seats, results, places, res.scores[b], turns,
             truncated=bool(res.game_truncated[b] or (self.episode == "round" and results[-1].truncated)),
-            outs=game_outs(self.rules, results, game_over),
+            outs=game_outs(self.rules, results, game_over), call_counts=self.calls[b],
         )  # fmt: skip
 
 

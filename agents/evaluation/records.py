@@ -4,15 +4,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from yaniv_env.yaniv import engine
+from yaniv_env.yaniv.actions import CALL_YANIV
 from yaniv_env.yaniv.rules import Rules
 
 #: Per-seat counters of a game, in the order of :attr:`GameRecord.seat_stats`: games, win
-#: share, rounds, round wins, points, calls, successful calls, beaten calls, and rounds whose
-#: points left the total on a milestone.
-SEAT_COUNTERS = ("games", "wins", "rounds", "round_wins", "points", "calls", "calls_ok", "calls_beaten", "milestones")
+#: share, rounds, round wins, points, calls, successful calls, beaten calls, decisions at
+#: which calling Yaniv was legal, the calls made at those, and rounds whose points left the
+#: total on a milestone.
+SEAT_COUNTERS = (
+    "games", "wins", "rounds", "round_wins", "points", "calls", "calls_ok", "calls_beaten",
+    "call_chances", "calls_taken", "milestones",
+)  # fmt: skip
+
+
+def call_choices(masks: np.ndarray, actions: np.ndarray | int) -> np.ndarray:
+    """Per Yaniv decision (the last axis of ``masks`` holds the legal actions), the
+    ``(call_chances, calls_taken)`` counts it adds: ``(1, 1)`` when calling Yaniv was one of
+    several legal moves and the agent called, ``(1, 0)`` when it was and the agent did
+    something else, ``(0, 0)`` otherwise (a forced call, after a slam-down empties the hand,
+    is no choice); shape ``masks.shape[:-1] + (2,)``. One definition for both runners, which
+    sum these per seat and hand them to :func:`game_record`."""
+    masks = np.asarray(masks, dtype=bool)
+    allowed = masks[..., CALL_YANIV] & (masks.sum(axis=-1) > 1)
+    return np.stack([allowed, allowed & (np.asarray(actions) == CALL_YANIV)], axis=-1).astype(np.int64)
 
 
 @dataclass
@@ -41,12 +61,18 @@ class GameRecord:
 def game_record(
     deal: int, rotation: int, seats: tuple[int, ...], results: list, places, scores, turns: int,
     truncated: bool, outs: list, replay: dict | None = None,
+    call_counts: Sequence[Sequence[int]] | None = None,
 ) -> GameRecord:  # fmt: skip
     """The :class:`GameRecord` of a finished game from its round (deal) results in order and
     its final places: the per-seat counters of :data:`SEAT_COUNTERS` are summed here, for
-    the scalar and the batched runner alike."""
+    the scalar and the batched runner alike. ``call_counts``: per seat, the sums of
+    :func:`call_choices` over its decisions (``None``: no Yaniv decision was counted, as in
+    Pis Yedili, which has no calls)."""
     n = len(seats)
     counts = [dict.fromkeys(SEAT_COUNTERS, 0.0) for _ in range(n)]
+    if call_counts is not None:
+        for c, (chances, taken) in zip(counts, call_counts, strict=True):
+            c["call_chances"], c["calls_taken"] = float(chances), float(taken)
     totals = [0] * n  # every game starts at 0
     for rr in results:
         share = 1.0 / len(rr.winners) if rr.winners else 0.0

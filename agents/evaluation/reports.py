@@ -145,7 +145,8 @@ class EvalResult:
         out += [line(r) for r in rows]
         if self.game.name == "yaniv":
             points = (
-                "call rates are per Yaniv call; points are added per round before milestones; "
+                "call success and beaten are per Yaniv call, calls when allowed per decision at which it "
+                "could call or play on; points are added per round before milestones; "
                 "milestones: the share of its rounds that left the player's total on a milestone"
             )
         else:

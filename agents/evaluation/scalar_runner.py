@@ -12,7 +12,7 @@ import numpy as np
 
 from agents.evaluation.entrants import build_agent
 from agents.evaluation.loop import Game, games_of, play_games
-from agents.evaluation.records import GameRecord, game_outs, game_record
+from agents.evaluation.records import GameRecord, call_choices, game_outs, game_record
 from yaniv_env.core.seeding import agent_seed
 from yaniv_env.games import game_of
 from yaniv_env.yaniv import engine
@@ -34,6 +34,7 @@ class ScalarRunner:
         self.labels = labels
         self.n = num_players
         self.seat_of = {a: i for i, a in enumerate(self.env.possible_agents)}
+        self.yaniv = self.game.name == "yaniv"  # the call counters: Pis Yedili has no calls
         self.cache: dict[tuple[int, int], object] = {}
 
     def _policy(self, entrant: int, seat: int, seed: int):
@@ -70,6 +71,7 @@ class ScalarRunner:
         self.steps: list | None = [] if record else None
         self.notes: list[dict | None] = []  # the agents' annotations of a recorded game
         self.last = None
+        self.calls = np.zeros((self.n, 2), dtype=np.int64) if self.yaniv else None  # per seat: call_choices summed
 
     def advance(self, slots: np.ndarray) -> list[tuple[int, GameRecord]]:
         """The next step of the game (a decision, or a dead step ``None``); its record once over."""
@@ -88,6 +90,8 @@ class ScalarRunner:
         if steps is not None:
             steps.append([agent, action])
             self.notes.append(note)
+        if self.calls is not None and action is not None:
+            self.calls[self.seat_of[agent]] += call_choices(obs["action_mask"], action)
         try:
             env.step(action)
         except ValueError as e:
@@ -103,8 +107,7 @@ class ScalarRunner:
 
     def _record(self) -> GameRecord:
         deal, seed, seats, rotation, _ = self.current
-        g, results = self.env.game, self.results
-        yaniv = self.game.name == "yaniv"
+        g, results, yaniv = self.env.game, self.results, self.yaniv
         if self.episode == self.game.part and results:
             places = self.game.engine.outcome(g, results[-1]).places
         else:
@@ -123,5 +126,5 @@ class ScalarRunner:
                 or (results and results[-1].truncated and self.episode == self.game.part)
             ),
             outs=game_outs(self.rules, results, g.phase == engine.GAME_OVER) if yaniv else [],
-            replay=rep,
+            replay=rep, call_counts=self.calls,
         )  # fmt: skip

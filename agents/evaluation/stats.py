@@ -7,12 +7,15 @@ Per entrant: the **game win rate** (ties for first place split), the **round win
 (share of the rounds it played that it won, ties split), the mean **points per round**
 (points added in a round, before milestones), the **successful-call rate** and the
 **beaten-call rate** (per Yaniv call made; in Asaf rules a call beaten in the duel counts
-as beaten).
+as beaten), the **calls when allowed** (per decision at which the agent could call Yaniv or
+play on, the share on which it called: 1 for an agent that always calls when it may; a call
+forced by an empty hand is no choice and does not count) and the
+**milestone rate** (per round, the share that left the player's total on a milestone).
 
-* ``duplicate=False``: rates get **Wilson** score intervals over games (rounds, calls for
-  the per-round and per-call rates, taken as independent trials); the points per round get
-  a **t** interval with games as the sampling unit (ratio estimator, rounds of one game are
-  not independent).
+* ``duplicate=False``: rates get **Wilson** score intervals over games (rounds, calls or
+  decisions for the per-round, per-call and per-decision rates, taken as independent
+  trials); the points per round get a **t** interval with games as the sampling unit
+  (ratio estimator, rounds of one game are not independent).
 * ``duplicate=True``: the rotations of one deal share their cards, so they are *paired*
   and are not independent. Every statistic is computed as a ratio over **deal-level**
   totals and its interval is a **t** interval over the deals (ratio estimator with the
@@ -23,7 +26,7 @@ as beaten).
   rate (an agent that wins every game), the t interval would collapse to a point; the
   Wilson interval with the deals as trials is used instead.
 
-Undefined values (no call made, a single deal) are ``nan`` (``null`` in JSON).
+Undefined values (no call made or allowed, a single deal) are ``nan`` (``null`` in JSON).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "points_per_round": ("points / round", "mean"),
     "call_success_rate": ("call success", "rate"),
     "call_beaten_rate": ("call beaten", "rate"),
+    "call_when_allowed": ("calls when allowed", "rate"),
     "milestone_rate": ("milestones", "rate"),
 }
 # metric -> (numerator, denominator) counters of SEAT_COUNTERS
@@ -55,6 +59,7 @@ _RATIOS = {
     "points_per_round": ("points", "rounds"),
     "call_success_rate": ("calls_ok", "calls"),
     "call_beaten_rate": ("calls_beaten", "calls"),
+    "call_when_allowed": ("calls_taken", "call_chances"),
     "milestone_rate": ("milestones", "rounds"),
 }
 
