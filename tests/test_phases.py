@@ -40,8 +40,10 @@ def elapsed(run_dir) -> float:
 
 
 def test_each_phase_starts_from_the_last_ones_network_with_its_own_options(tmp_path):
-    assert run_phases(tmp_path, f"{FIRST} --total-timesteps 512", f"{SECOND} --total-timesteps 512") == 0
+    second_options = f"{SECOND} --total-timesteps 512 --init-temperature 2"  # needs the --init the phase gets
+    assert run_phases(tmp_path, f"{FIRST} --total-timesteps 512", second_options) == 0
     first, second = arguments(tmp_path / "p_1"), arguments(tmp_path / "p_2")
+    assert second["init_temperature"] == 2.0
     assert (first["episode"], first["reward"], first["seed"], first["init"]) == ("round", "score_outcome", 3, "")
     assert (second["episode"], second["reward"], second["seed"]) == ("game", "margin_outcome", 4)
     assert second["init"] == str(tmp_path / "p_1" / "checkpoint.pt")
@@ -65,6 +67,7 @@ def test_a_phase_that_spends_the_budget_leaves_the_later_ones_unrun(tmp_path, ca
         (f"{FIRST} --seed 2", SECOND, "phase 1: --seed"),
         (FIRST, f"{SECOND} --minutes 5", "phase 2: --minutes"),
         (FIRST, f"{SECOND} --init runs/x/checkpoint.pt", "phase 2: --init"),
+        (f"{FIRST} --init-temperature 2", SECOND, "phase 1: --init-temperature divides"),
         (FIRST, f"{SECOND} --resume runs/x", "phase 2: --resume"),
         (FIRST, f"{SECOND} --reward no_such_reward", "phase 2: --reward"),
         (FIRST, f"{SECOND} --algo maskable_ppo", "phase 2: --algo"),

@@ -83,7 +83,8 @@ def check(ns: argparse.Namespace, phases: list[list[str]]) -> list[Path]:
     checkpoint does not exist yet: the untrained network of that phase has its shapes)."""
     run_dirs, before = [], None
     for i, options in enumerate(phases, start=1):
-        args, given = config.parse_args(Args, ["--algo", "ppo", *phase_argv(options, ns, i, ns.minutes, None)])
+        init = run_dirs[-1] / PPO_CHECKPOINT if run_dirs else None  # the --init the phase will get
+        args, given = config.parse_args(Args, ["--algo", "ppo", *phase_argv(options, ns, i, ns.minutes, init)])
         try:
             plan = make_plan(args, given)
             policy = ppo.run_policy(plan.model, plan.rules)
