@@ -866,10 +866,9 @@ def starting_point(
     if model.init:
         policy.load_state_dict(initial_weights(Path(model.init), policy))
         if model.init_temperature != 1.0:
-            head = policy.action_net
-            tensors = [head.base.weight, head.base.bias, head.proj.weight, head.proj.bias]
+            tensors = list(policy.action_net.parameters())  # the output layer: the logits are linear in it
             tensors += [policy.advice_scale] if hasattr(policy, "advice_scale") else []
-            with torch.no_grad():  # the logits are linear in these: all of them divided
+            with torch.no_grad():
                 for tensor in tensors:
                     tensor.div_(model.init_temperature)
     if imitation.teacher:

@@ -15,8 +15,8 @@ from yaniv_env.yaniv.rules import Rules
 
 #: Per-seat counters of a game, in the order of :attr:`GameRecord.seat_stats`: games, win
 #: share, rounds, round wins, points, calls, successful calls, beaten calls, decisions at
-#: which calling Yaniv was legal, the calls made at those, and rounds whose points left the
-#: total on a milestone.
+#: which the player could call Yaniv or play on (:func:`call_choices`), the calls made at
+#: those, and rounds whose points left the total on a milestone.
 SEAT_COUNTERS = (
     "games", "wins", "rounds", "round_wins", "points", "calls", "calls_ok", "calls_beaten",
     "call_chances", "calls_taken", "milestones",
