@@ -218,12 +218,13 @@ def test_play_a_whole_game(page, server, shots):
     # play: call Yaniv when allowed, else the first legal move; until the end
     clicks, round_shot = 0, False
     while True:
-        # the page has drawn the last answer (a response arrives before the page shows it)
-        page.locator("#result-panel:visible, #moves button:visible").first.wait_for()
+        # the page has drawn the last answer: a response arrives before the page shows it,
+        # and until then the previous move's buttons are still there, disabled
+        page.locator("#result-panel:visible, #moves button:enabled").first.wait_for()
         if page.locator("#result-panel").is_visible():
             break
-        call = page.locator("#moves button.call")
-        target = call if call.count() else buttons.first
+        call = page.locator("#moves button.call:enabled")
+        target = call if call.count() else page.locator("#moves button:enabled").first
         with page.expect_response(lambda r: r.url.endswith("/move")) as answered:
             target.click()
         assert answered.value.status == 200
